@@ -1,0 +1,43 @@
+//! `cite add URL…`: register sources and print their ids.
+
+use crate::ledger::AddRequest;
+use crate::render;
+
+use super::{CliError, Env};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// URLs to register (also doi:10.… and arXiv:ID)
+    #[arg(required = true, value_name = "URL")]
+    urls: Vec<String>,
+    /// Title of the source (only when one URL is given)
+    #[arg(long)]
+    title: Option<String>,
+    /// Access date, YYYY-MM-DD (default: today, UTC)
+    #[arg(long, value_name = "DATE")]
+    accessed: Option<String>,
+    /// Route the source came from: web, reddit, rss, video, code, x, or any word
+    #[arg(long, value_name = "ROUTE")]
+    via: Option<String>,
+    /// Print the entries as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
+    let req = AddRequest {
+        urls: args.urls.clone(),
+        title: args.title.clone(),
+        accessed: args.accessed.clone(),
+        via: args.via.clone(),
+    };
+    let sources = env.ledger.add(&env.ctx, &req)?;
+    if args.json {
+        render::json_array(env.out, sources.iter().map(Ok::<_, CliError>))?;
+    } else {
+        for s in &sources {
+            writeln!(env.out, "{}", render::id_line(s))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! The CLI's one error boundary: every failure becomes a message and an exit code here.
+//!
+//! Exit codes (SPEC): 0 success; 1 a check or an operation failed; 2 the caller's
+//! mistake (bad flag, unreadable input, not a URL). Messages go to stderr, prefixed
+//! `error: ` unless the reference prints them bare.
+
+use std::io;
+use std::path::Path;
+
+use crate::ledger::Error;
+
+/// A failure on its way to the user.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 2,
+            message: format!("error: {}", message.into()),
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 1,
+            message: format!("error: {}", message.into()),
+        }
+    }
+
+    /// An input file that could not be read: the caller's mistake.
+    pub fn unreadable(path: &Path, e: &io::Error) -> CliError {
+        let why = match e.kind() {
+            io::ErrorKind::InvalidData => "it is not UTF-8 text".to_string(),
+            io::ErrorKind::NotFound => "no such file".to_string(),
+            _ => e.to_string(),
+        };
+        CliError::usage(format!("cannot read {}: {why}", path.display()))
+    }
+}
+
+impl From<Error> for CliError {
+    fn from(e: Error) -> CliError {
+        match e {
+            // sources.py prints this one without a prefix; tools match on it.
+            Error::NoUrls => CliError {
+                code: 1,
+                message: e.to_string(),
+            },
+            e if e.is_usage() => CliError::usage(e.to_string()),
+            e => CliError::failed(e.to_string()),
+        }
+    }
+}
+
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> CliError {
+        // A reader that stopped reading (`cite list | head`) is not a failure.
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return CliError {
+                code: 0,
+                message: String::new(),
+            };
+        }
+        CliError::failed(format!("cannot write output: {e}"))
+    }
+}

@@ -1,0 +1,36 @@
+//! `cite ingest FILE|-`: register every URL in JSON tool output, in one transaction.
+
+use std::path::PathBuf;
+
+use crate::render;
+
+use super::{CliError, Env, read_input};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// JSON file, or - for stdin
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Route these sources came from: web, reddit, rss, video, code, x, or any word
+    #[arg(long, value_name = "ROUTE")]
+    via: Option<String>,
+    /// Print the entries as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
+    let text = read_input(&args.file)?;
+    let ingested = env.ledger.ingest(&env.ctx, &text, args.via.as_deref())?;
+    for s in &ingested.skipped {
+        eprintln!("warn: skipped {:?}, not a URL ({})", s.given, s.reason);
+    }
+    if args.json {
+        render::json_array(env.out, ingested.sources.iter().map(Ok::<_, CliError>))?;
+    } else {
+        for s in &ingested.sources {
+            writeln!(env.out, "{}", render::id_line(s))?;
+        }
+    }
+    Ok(())
+}

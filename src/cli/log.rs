@@ -1,0 +1,43 @@
+//! `cite log`: the event log, or the history of one source.
+
+use crate::render;
+
+use super::{CliError, Env};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Only the events of this source (in the chosen epoch)
+    #[arg(long, value_name = "N")]
+    id: Option<u64>,
+    /// Only the events of this epoch
+    #[arg(long, value_name = "N")]
+    epoch: Option<u64>,
+    /// Print the entries as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
+    let view = env.ledger.view(args.epoch)?;
+    let entries: Box<dyn Iterator<Item = Result<_, CliError>>> = match args.id {
+        Some(id) => Box::new(view.history(id)?.into_iter().map(Ok)),
+        None => {
+            let only = args.epoch;
+            Box::new(
+                view.log()?
+                    .map(|r| r.map_err(CliError::from))
+                    .filter(move |r| match (r, only) {
+                        (Ok(e), Some(n)) => e.event.epoch() == n,
+                        _ => true,
+                    }),
+            )
+        }
+    };
+    if args.json {
+        return render::json_array(env.out, entries);
+    }
+    for e in entries {
+        writeln!(env.out, "{}", render::log_line(&e?))?;
+    }
+    Ok(())
+}

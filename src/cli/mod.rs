@@ -1,0 +1,161 @@
+//! The command line: argument parsing, the ledger path rules, output and exit codes.
+//!
+//! The only module that touches the terminal or the environment. Each subcommand lives in
+//! its own file with its clap `Args` struct and a `run` function that turns raw arguments
+//! into a checked request, calls one ledger operation and prints the result.
+
+mod add;
+mod error;
+mod ingest;
+mod list;
+mod log;
+mod reset;
+mod show;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+pub use error::CliError;
+
+use crate::ledger::{Context, Ledger};
+
+/// A citation ledger: stable numbered ids for every source, checked quotes, generated
+/// Sources blocks, and drafts verified before delivery.
+#[derive(Parser, Debug)]
+#[command(name = "cite", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// Ledger file (default: $CITE_LEDGER, else $XDG_DATA_HOME/cite/ledger.redb)
+    #[arg(long, global = true, value_name = "PATH")]
+    ledger: Option<PathBuf>,
+
+    /// Longest wait, in seconds, for another process holding the ledger
+    #[arg(long, global = true, value_name = "SECS", default_value = "30", value_parser = parse_wait)]
+    wait: Duration,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Start a fresh numbering (earlier epochs stay readable)
+    Reset(reset::Args),
+    /// Register source URLs and print their ids
+    Add(add::Args),
+    /// Register every URL found in JSON tool output
+    Ingest(ingest::Args),
+    /// Show the sources of the ledger
+    List(list::Args),
+    /// Show the event log: how, when and by whom each change was made
+    Log(log::Args),
+    /// Show one source and its history
+    Show(show::Args),
+}
+
+fn parse_wait(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(0.0..=86_400.0).contains(&secs) {
+        return Err("give between 0 and 86400 seconds".into());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Where the ledger lives: `--ledger`, else `$CITE_LEDGER`, else the XDG data folder.
+fn ledger_path(flag: Option<PathBuf>) -> Result<PathBuf, CliError> {
+    if let Some(p) = flag {
+        return Ok(p);
+    }
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(p) = env("CITE_LEDGER") {
+        return Ok(PathBuf::from(p));
+    }
+    let data = env("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+    match data {
+        Some(d) => Ok(d.join("cite").join("ledger.redb")),
+        None => Err(CliError::usage(
+            "no ledger path: pass --ledger PATH or set CITE_LEDGER",
+        )),
+    }
+}
+
+/// Who is acting: the clock, this process, `$CITE_ACTOR`, and the command line.
+fn context(args: &[OsString]) -> Context {
+    Context {
+        now: time::OffsetDateTime::now_utc(),
+        pid: std::process::id(),
+        actor: std::env::var("CITE_ACTOR").ok().filter(|a| !a.is_empty()),
+        command: args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+    }
+}
+
+/// What a subcommand needs: the ledger, who is acting, and where output goes.
+pub struct Env<'a> {
+    pub ledger: Ledger,
+    pub ctx: Context,
+    pub out: &'a mut dyn Write,
+}
+
+/// Parses `args`, runs the command, and returns the process exit code.
+pub fn run(args: Vec<OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = dispatch(cli, &args, &mut out).and_then(|()| out.flush().map_err(CliError::from));
+    match result {
+        Ok(()) => 0,
+        Err(e) if e.code == 0 => 0,
+        Err(e) => {
+            let _ = out.flush();
+            eprintln!("{}", e.message);
+            e.code
+        }
+    }
+}
+
+fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliError> {
+    let path = ledger_path(cli.ledger)?;
+    let mut env = Env {
+        ledger: Ledger::new(path, cli.wait),
+        ctx: context(args),
+        out,
+    };
+    match cli.command {
+        Command::Reset(a) => reset::run(&mut env, &a),
+        Command::Add(a) => add::run(&mut env, &a),
+        Command::Ingest(a) => ingest::run(&mut env, &a),
+        Command::List(a) => list::run(&mut env, &a),
+        Command::Log(a) => log::run(&mut env, &a),
+        Command::Show(a) => show::run(&mut env, &a),
+    }
+}
+
+/// Reads a named file, or stdin for `-`, as UTF-8 text.
+pub(crate) fn read_input(name: &std::path::Path) -> Result<String, CliError> {
+    use std::io::Read;
+    if name.as_os_str() == "-" {
+        let mut s = String::new();
+        io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| CliError::unreadable(std::path::Path::new("stdin"), &e))?;
+        return Ok(s);
+    }
+    std::fs::read_to_string(name).map_err(|e| CliError::unreadable(name, &e))
+}

@@ -1,0 +1,17 @@
+//! `cite`: a citation ledger for grounded answers and reports.
+//!
+//! Every source URL is registered at retrieval time and handed a small integer id that
+//! never changes; the writer cites `[3]`, and the ledger owns the URL. The ledger is an
+//! embedded redb database holding an append-only, hash-chained event log and the tables
+//! materialized from it, shared safely by several processes.
+//!
+//! Layers, with data flowing one way: [`cli`] (arguments, output, exit codes) →
+//! [`ledger`] (operations) → [`store`] (tables, events, locking). [`render`] formats
+//! domain values as text and knows nothing of the store.
+
+pub mod cli;
+pub mod ledger;
+pub mod render;
+pub mod store;
+
+pub use ledger::{AddRequest, Context, Error, Ledger, Source};

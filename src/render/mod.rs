@@ -1,0 +1,133 @@
+//! Formatting ledger data for people: the exact lines the commands print.
+//!
+//! Pure functions from domain values to text; the CLI decides where the text goes.
+//! Line formats follow `sources.py` where it has them, since tools match on them.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::ledger::{EventView, LogEntry, RouteCount, Source, SourceDetail};
+
+/// `[ID] URL` — what `add` and `ingest` print per input URL.
+pub fn id_line(s: &Source) -> String {
+    format!("[{}] {}", s.id, s.url)
+}
+
+/// `list`: `[ID] URL`, then two spaces and the title if any.
+pub fn list_line(s: &Source) -> String {
+    if s.title.is_empty() {
+        id_line(s)
+    } else {
+        format!("[{}] {}  {}", s.id, s.url, s.title)
+    }
+}
+
+/// `list --by-via`: `ROUTE: N`, `(no route)` for sources registered without one.
+pub fn route_line(r: &RouteCount) -> String {
+    format!("{}: {}", r.via.as_deref().unwrap_or("(no route)"), r.count)
+}
+
+/// What an event did, in a few words.
+pub fn describe(event: &EventView) -> String {
+    match event {
+        EventView::SourceAdded {
+            epoch,
+            id,
+            url,
+            title,
+            via,
+            ..
+        } => {
+            let mut s = format!("added [{id}] {url}");
+            if !title.is_empty() {
+                s.push_str(&format!(" \"{title}\""));
+            }
+            if let Some(v) = via {
+                s.push_str(&format!(" via {v}"));
+            }
+            s.push_str(&format!(" (epoch {epoch})"));
+            s
+        }
+        EventView::TitleSet { epoch, id, title } => {
+            format!("titled [{id}] \"{title}\" (epoch {epoch})")
+        }
+        EventView::Reset { new_epoch } => format!("reset: epoch {new_epoch} begins"),
+    }
+}
+
+/// `log`: `#SEQ TIME pid PID[ actor A]  WHAT  <- COMMAND`.
+pub fn log_line(e: &LogEntry) -> String {
+    let actor = match &e.actor {
+        Some(a) => format!(" actor {a}"),
+        None => String::new(),
+    };
+    format!(
+        "#{} {} pid {}{}  {}  <- {}",
+        e.seq,
+        e.time,
+        e.pid,
+        actor,
+        describe(&e.event),
+        shell_words(&e.command)
+    )
+}
+
+/// A command line as a shell would accept it back, quoting only where needed.
+fn shell_words(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            let plain = !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_alphanumeric() || "-_./:=,@%+".contains(c));
+            if plain {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `show`: the source, then its history.
+pub fn show(d: &SourceDetail) -> Vec<String> {
+    let s = &d.source;
+    let mut out = vec![list_line(s)];
+    out.push(format!("  epoch:     {}", d.epoch));
+    out.push(format!("  given as:  {}", d.url_given));
+    out.push(format!("  accessed:  {}", s.accessed));
+    if let Some(v) = &s.via {
+        out.push(format!("  via:       {v}"));
+    }
+    out.push("history:".to_string());
+    for e in &d.history {
+        out.push(format!("  {}", log_line(e)));
+    }
+    out
+}
+
+/// Writes `items` as a pretty JSON array, one item at a time, so that a million
+/// sources never sit in memory at once. Matches `json.dumps(indent=2)` for these shapes.
+pub fn json_array<T: Serialize, E: From<io::Error>>(
+    out: &mut dyn Write,
+    items: impl Iterator<Item = Result<T, E>>,
+) -> Result<(), E> {
+    let mut first = true;
+    for item in items {
+        let item = item?;
+        out.write_all(if first { b"[\n" } else { b",\n" })?;
+        first = false;
+        let text = serde_json::to_string_pretty(&item).map_err(io::Error::other)?;
+        for (i, line) in text.lines().enumerate() {
+            if i > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b"  ")?;
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(if first { b"[]\n" } else { b"\n]\n" })?;
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! The stored event format: plain data, its canonical encoding, and its hash.
+//!
+//! Every state change of a ledger is one [`Record`] appended to the `events` table. The
+//! record is the unit of the hash chain: its hash is `blake3(encode(record))`, and the next
+//! record carries that hash in [`Record::prev`].
+//!
+//! # Wire format (format version 1)
+//!
+//! A stored record is the postcard encoding of, in this order:
+//!
+//! | field     | postcard type     | meaning                                              |
+//! |-----------|-------------------|------------------------------------------------------|
+//! | `format`  | varint u16        | [`FORMAT_VERSION`] of the writer; decides the layout  |
+//! | `at_ns`   | zigzag varint i128| UTC time of the change, nanoseconds since Unix epoch  |
+//! | `pid`     | varint u32        | process id of the writer                             |
+//! | `actor`   | option<string>    | `$CITE_ACTOR` of the writer, if set                  |
+//! | `command` | seq<string>       | the writer's command line                            |
+//! | `prev`    | [u8; 32]          | hash of the previous record; zeros for the first     |
+//! | `event`   | enum [`Event`]    | variant index as varint, then the variant's fields   |
+//!
+//! [`Event`] variants are only ever appended: an index, once released, keeps its meaning
+//! and its fields forever. Golden byte fixtures in `tests/` pin every released shape.
+//! Postcard was chosen over bincode (unmaintained, RUSTSEC-2025-0141) for its documented,
+//! stable wire format.
+
+use serde::{Deserialize, Serialize};
+
+/// The record layout this build writes and the newest it reads.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// Position of a record in the log; the first record is 1.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Seq(pub u64);
+
+/// A source's id within its epoch, as printed in `[N]`; the first is 1.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SourceId(pub u64);
+
+/// A numbering era: `reset` starts the next one, and ids restart at 1 in it.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Epoch(pub u64);
+
+impl Epoch {
+    /// The epoch of a ledger that has never been reset.
+    pub const FIRST: Epoch = Epoch(1);
+}
+
+/// A blake3 hash of an encoded record.
+pub type Hash = [u8; 32];
+
+/// The `prev` of the first record.
+pub const GENESIS: Hash = [0; 32];
+
+/// What happened. Variants are only ever appended, never reordered or changed.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Index 0: a URL was registered and given the next id of its epoch.
+    SourceAdded(SourceAdded),
+    /// Index 1: a source that had no title was given one.
+    TitleSet {
+        epoch: Epoch,
+        id: SourceId,
+        title: String,
+    },
+    /// Index 2: `reset` started `new_epoch`; earlier epochs stay readable.
+    Reset { new_epoch: Epoch },
+}
+
+/// The fields of [`Event::SourceAdded`].
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct SourceAdded {
+    pub epoch: Epoch,
+    pub id: SourceId,
+    /// The argument exactly as the caller gave it.
+    pub url_given: String,
+    /// The canonical form, the key of the url index.
+    pub url: String,
+    pub title: String,
+    /// Access date, `YYYY-MM-DD`.
+    pub accessed: String,
+    /// The retrieval route (`web`, `reddit`, …) when the caller named one.
+    pub via: Option<String>,
+}
+
+/// Who made a change, when, and from which command: the provenance of a record.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub at_ns: i128,
+    pub pid: u32,
+    pub actor: Option<String>,
+    pub command: Vec<String>,
+}
+
+/// One entry of the log. See the module docs for the field order on disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub format: u16,
+    pub origin: Origin,
+    pub prev: Hash,
+    pub event: Event,
+}
+
+/// Borrowing twin of [`Record`] used for encoding; the field order is the wire order.
+#[derive(Serialize)]
+struct WireRef<'a> {
+    format: u16,
+    at_ns: i128,
+    pid: u32,
+    actor: &'a Option<String>,
+    command: &'a [String],
+    prev: &'a Hash,
+    event: &'a Event,
+}
+
+/// Owned body of a version-1 record, after its `format` field.
+#[derive(Deserialize)]
+struct BodyV1 {
+    at_ns: i128,
+    pid: u32,
+    actor: Option<String>,
+    command: Vec<String>,
+    prev: Hash,
+    event: Event,
+}
+
+/// Why stored bytes could not become a [`Record`].
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    #[error("unsupported record format (got {got}, supports {supports})")]
+    UnsupportedFormat { got: u16, supports: u16 },
+    #[error("record does not decode: {0}")]
+    Malformed(String),
+    #[error("record has {0} trailing byte(s)")]
+    TrailingBytes(usize),
+}
+
+impl Record {
+    /// The canonical encoding: what is stored and what is hashed.
+    pub fn encode(&self) -> Vec<u8> {
+        let wire = WireRef {
+            format: self.format,
+            at_ns: self.origin.at_ns,
+            pid: self.origin.pid,
+            actor: &self.origin.actor,
+            command: &self.origin.command,
+            prev: &self.prev,
+            event: &self.event,
+        };
+        // Encoding plain owned data into a Vec cannot fail.
+        postcard::to_stdvec(&wire).expect("postcard encoding of a record")
+    }
+
+    /// Decodes stored bytes, refusing unknown formats and trailing bytes.
+    pub fn decode(bytes: &[u8]) -> Result<Record, DecodeError> {
+        let (format, rest): (u16, &[u8]) = postcard::take_from_bytes(bytes)
+            .map_err(|e| DecodeError::Malformed(e.to_string()))?;
+        if format != FORMAT_VERSION {
+            return Err(DecodeError::UnsupportedFormat {
+                got: format,
+                supports: FORMAT_VERSION,
+            });
+        }
+        let (body, rest): (BodyV1, &[u8]) =
+            postcard::take_from_bytes(rest).map_err(|e| DecodeError::Malformed(e.to_string()))?;
+        if !rest.is_empty() {
+            return Err(DecodeError::TrailingBytes(rest.len()));
+        }
+        Ok(Record {
+            format,
+            origin: Origin {
+                at_ns: body.at_ns,
+                pid: body.pid,
+                actor: body.actor,
+                command: body.command,
+            },
+            prev: body.prev,
+            event: body.event,
+        })
+    }
+
+    /// The chain hash of this record: blake3 over its canonical encoding.
+    pub fn hash(&self) -> Hash {
+        hash_bytes(&self.encode())
+    }
+}
+
+/// The chain hash of already-encoded record bytes.
+pub fn hash_bytes(encoded: &[u8]) -> Hash {
+    *blake3::hash(encoded).as_bytes()
+}
+
+/// Lower-case hex of a hash, for messages and JSON.
+pub fn hex(hash: &Hash) -> String {
+    blake3::Hash::from_bytes(*hash).to_hex().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_rejects_trailing_bytes_and_future_formats() {
+        let rec = Record {
+            format: FORMAT_VERSION,
+            origin: Origin {
+                at_ns: 0,
+                pid: 1,
+                actor: None,
+                command: vec![],
+            },
+            prev: GENESIS,
+            event: Event::Reset {
+                new_epoch: Epoch(2),
+            },
+        };
+        let mut bytes = rec.encode();
+        assert_eq!(Record::decode(&bytes).unwrap(), rec);
+        bytes.push(0);
+        assert_eq!(Record::decode(&bytes), Err(DecodeError::TrailingBytes(1)));
+        let future = postcard::to_stdvec(&(FORMAT_VERSION + 1)).unwrap();
+        assert!(matches!(
+            Record::decode(&future),
+            Err(DecodeError::UnsupportedFormat { got: 2, .. })
+        ));
+    }
+}

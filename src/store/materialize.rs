@@ -1,0 +1,81 @@
+//! Applying one event to the materialized tables.
+//!
+//! The only code that writes `URLS`, `SOURCES`, `HISTORY` and the epoch in `META`. The
+//! append path calls it right after writing the event, and a rebuild calls it for every
+//! record of the log, so the two cannot disagree.
+
+use redb::{ReadableTable, Table};
+
+use super::StoreError;
+use super::event::{Epoch, Event, Seq};
+use super::tables::{META_EPOCH, SourceRow};
+
+/// The materialized tables of one write transaction.
+pub struct Views<'t> {
+    pub meta: Table<'t, &'static str, &'static [u8]>,
+    pub urls: Table<'t, (u64, &'static str), u64>,
+    pub sources: Table<'t, (u64, u64), &'static [u8]>,
+    pub history: Table<'t, (u64, u64, u64), ()>,
+}
+
+/// Applies `event`, recorded at `seq`, to `views`.
+pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), StoreError> {
+    match event {
+        Event::SourceAdded(added) => {
+            let key = (added.epoch.0, added.id.0);
+            let row = SourceRow {
+                url: added.url.clone(),
+                url_given: added.url_given.clone(),
+                title: added.title.clone(),
+                accessed: added.accessed.clone(),
+                via: added.via.clone(),
+                added: seq.0,
+            };
+            views
+                .urls
+                .insert((added.epoch.0, added.url.as_str()), added.id.0)?;
+            views.sources.insert(key, row.encode().as_slice())?;
+            views.history.insert((key.0, key.1, seq.0), ())?;
+        }
+        Event::TitleSet { epoch, id, title } => {
+            let key = (epoch.0, id.0);
+            let bytes = views
+                .sources
+                .get(key)?
+                .map(|g| g.value().to_vec())
+                .ok_or_else(|| StoreError::Corrupted {
+                    seq: seq.0,
+                    reason: format!("title set on [{}] of epoch {}, which does not exist", id.0, epoch.0),
+                })?;
+            let mut row = SourceRow::decode(&bytes).map_err(|reason| StoreError::Corrupted {
+                seq: seq.0,
+                reason,
+            })?;
+            row.title = title.clone();
+            views.sources.insert(key, row.encode().as_slice())?;
+            views.history.insert((key.0, key.1, seq.0), ())?;
+        }
+        Event::Reset { new_epoch } => {
+            views
+                .meta
+                .insert(META_EPOCH, new_epoch.0.to_le_bytes().as_slice())?;
+        }
+    }
+    Ok(())
+}
+
+/// The current epoch as the meta table records it (the first epoch when unset).
+pub fn current_epoch(
+    meta: &impl ReadableTable<&'static str, &'static [u8]>,
+) -> Result<Epoch, StoreError> {
+    match meta.get(META_EPOCH)? {
+        None => Ok(Epoch::FIRST),
+        Some(g) => {
+            let bytes: [u8; 8] = g.value().try_into().map_err(|_| StoreError::Corrupted {
+                seq: 0,
+                reason: "meta epoch is not 8 bytes".into(),
+            })?;
+            Ok(Epoch(u64::from_le_bytes(bytes)))
+        }
+    }
+}

@@ -1,0 +1,638 @@
+//! The store: one redb file holding the append-only, hash-chained event log and the
+//! tables materialized from it.
+//!
+//! Knows nothing of commands or output. Writers go through [`Store::write`], which appends
+//! records and updates the views in one durable transaction; readers get a [`Reader`], a
+//! consistent snapshot. Files are opened in redb's multi-writer mode so that several
+//! processes (CLI commands, a long-lived server) share a ledger at the same moment; redb
+//! is pinned to one exact version because every process must speak the same lock protocol.
+
+pub mod event;
+pub mod lock;
+pub mod materialize;
+pub mod tables;
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use redb::{
+    Builder, ConcurrencyMode, Database, ReadOnlyDatabase, ReadOnlyTable, ReadTransaction,
+    ReadableDatabase, ReadableTable, TableDefinition, TableError, TransactionError,
+    WriteTransaction,
+};
+
+use event::{Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Record, Seq, SourceId};
+use lock::{LedgerLock, LockMode};
+use materialize::Views;
+use tables::{EVENTS, HISTORY, META, META_FORMAT, META_HEAD, SOURCES, SourceRow, URLS};
+
+/// redb's page cache per open store. Small on purpose: the 50 MiB peak-memory budget
+/// holds on a million-source ledger only if a full scan cannot fill a large cache.
+const CACHE_BYTES: usize = 16 << 20;
+
+/// First bytes of every redb file.
+const REDB_MAGIC: &[u8] = b"redb\x1A\x0A\xA9\x0D\x0A";
+
+/// Everything that can go wrong below the ledger operations.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error(
+        "{} is a sources.py JSON ledger, not a cite store — import it into a new ledger with `cite --ledger NEW.redb import {}`",
+        path.display(), path.display()
+    )]
+    JsonLedger { path: PathBuf },
+    #[error(
+        "{} is not a cite ledger (not a redb database) — point --ledger at a cite ledger file or a new path",
+        path.display()
+    )]
+    NotALedger { path: PathBuf },
+    #[error(
+        "the ledger at {} is unsupported or damaged ({reason}) — run `cite audit`; restore it from a backup if that fails",
+        path.display()
+    )]
+    Damaged { path: PathBuf, reason: String },
+    #[error(
+        "unsupported ledger format in {} (got {got}, supports {supports}) — use a newer cite",
+        path.display()
+    )]
+    UnsupportedFormat {
+        path: PathBuf,
+        got: u16,
+        supports: u16,
+    },
+    #[error("ledger busy: {}{} held it for more than {}s — try again later or raise --wait",
+        path.display(),
+        match holder { Some(pid) => format!(" is locked by pid {pid}, which"), None => " is in use; another process".to_string() },
+        waited.as_secs_f64()
+    )]
+    Busy {
+        path: PathBuf,
+        holder: Option<u32>,
+        waited: Duration,
+    },
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("record {seq} is corrupted: {reason} — run `cite audit`")]
+    Corrupted { seq: u64, reason: String },
+    #[error("the ledger store failed: {0} — run `cite audit` if this persists")]
+    Database(#[from] redb::Error),
+}
+
+macro_rules! from_redb {
+    ($($t:ty),*) => {$(
+        impl From<$t> for StoreError {
+            fn from(e: $t) -> Self {
+                StoreError::Database(e.into())
+            }
+        }
+    )*};
+}
+from_redb!(
+    redb::StorageError,
+    redb::TableError,
+    redb::CommitError,
+    redb::TransactionError,
+    redb::DatabaseError
+);
+
+/// An open ledger file.
+pub struct Store {
+    path: PathBuf,
+    db: Db,
+    // Held for as long as the store is open; dropped after `db`.
+    _lock: Option<LedgerLock>,
+}
+
+enum Db {
+    Rw(Database),
+    Ro(ReadOnlyDatabase),
+}
+
+fn builder() -> Builder {
+    let mut b = Builder::new();
+    b.set_concurrency_mode(ConcurrencyMode::MultiWriter)
+        .set_cache_size(CACHE_BYTES);
+    b
+}
+
+/// What the first bytes of an existing, non-empty file say it is.
+fn sniff(path: &Path) -> Result<(), StoreError> {
+    let mut head = [0u8; 64];
+    let n = fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|source| StoreError::Io {
+            action: "read",
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let head = &head[..n];
+    if head.starts_with(REDB_MAGIC) {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(head);
+    if text.trim_start().starts_with('{') {
+        return Err(StoreError::JsonLedger {
+            path: path.to_path_buf(),
+        });
+    }
+    Err(StoreError::NotALedger {
+        path: path.to_path_buf(),
+    })
+}
+
+fn file_len(path: &Path) -> Result<Option<u64>, StoreError> {
+    match fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(StoreError::NotALedger {
+            path: path.to_path_buf(),
+        }),
+        Ok(m) => Ok(Some(m.len())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StoreError::Io {
+            action: "inspect",
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+impl Store {
+    /// Opens `path` for writing, creating it (and its folders) if needed, under the
+    /// sidecar lock in `mode`, waiting at most `wait` for it.
+    pub fn open_write(path: &Path, mode: LockMode, wait: Duration) -> Result<Store, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+                action: "create the folder",
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let deadline = Instant::now() + wait;
+        let mut lock = lock::acquire(path, mode, wait)?;
+        let db = match file_len(path)? {
+            Some(n) if n > 0 => {
+                sniff(path)?;
+                builder().open(path).map_err(|e| damaged(path, e))?
+            }
+            _ => {
+                // Two processes must not both initialize an empty file, so creation
+                // happens under the exclusive lock, re-checked once held.
+                if mode == LockMode::Shared {
+                    drop(lock);
+                    let excl = lock::acquire(path, LockMode::Exclusive, remaining(deadline))?;
+                    if file_len(path)?.unwrap_or(0) == 0 {
+                        drop(builder().create(path).map_err(|e| damaged(path, e))?);
+                    }
+                    drop(excl);
+                    lock = lock::acquire(path, LockMode::Shared, remaining(deadline))?;
+                    sniff(path)?;
+                    builder().open(path).map_err(|e| damaged(path, e))?
+                } else {
+                    builder().create(path).map_err(|e| damaged(path, e))?
+                }
+            }
+        };
+        let store = Store {
+            path: path.to_path_buf(),
+            db: Db::Rw(db),
+            _lock: Some(lock),
+        };
+        store.check_format()?;
+        Ok(store)
+    }
+
+    /// Opens `path` for reading without creating or changing anything; `None` when there
+    /// is no ledger there yet.
+    pub fn open_read(path: &Path, wait: Duration) -> Result<Option<Store>, StoreError> {
+        match file_len(path)? {
+            None | Some(0) => return Ok(None),
+            Some(_) => sniff(path)?,
+        }
+        let db = match builder().open_read_only(path) {
+            Ok(db) => Db::Ro(db),
+            // A file left by a crashed writer needs redb's quick repair, which only a
+            // writable open performs; do that once rather than refuse to read.
+            Err(redb::DatabaseError::RepairAborted) => {
+                let lock = lock::acquire(path, LockMode::Shared, wait)?;
+                let db = builder().open(path).map_err(|e| damaged(path, e))?;
+                let store = Store {
+                    path: path.to_path_buf(),
+                    db: Db::Rw(db),
+                    _lock: Some(lock),
+                };
+                store.check_format()?;
+                return Ok(Some(store));
+            }
+            Err(e) => return Err(damaged(path, e)),
+        };
+        let store = Store {
+            path: path.to_path_buf(),
+            db,
+            _lock: None,
+        };
+        store.check_format()?;
+        Ok(Some(store))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn check_format(&self) -> Result<(), StoreError> {
+        let reader = self.read()?;
+        let Some(meta) = reader.table(META)? else {
+            return Ok(());
+        };
+        if let Some(g) = meta.get(META_FORMAT)? {
+            let got = match g.value() {
+                [a, b] => u16::from_le_bytes([*a, *b]),
+                _ => {
+                    return Err(StoreError::Damaged {
+                        path: self.path.clone(),
+                        reason: "format marker is not 2 bytes".into(),
+                    });
+                }
+            };
+            if got != FORMAT_VERSION {
+                return Err(StoreError::UnsupportedFormat {
+                    path: self.path.clone(),
+                    got,
+                    supports: FORMAT_VERSION,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A consistent snapshot for reading.
+    pub fn read(&self) -> Result<Reader, StoreError> {
+        let txn = match &self.db {
+            Db::Rw(db) => db.begin_read()?,
+            Db::Ro(db) => db.begin_read()?,
+        };
+        Ok(Reader { txn })
+    }
+
+    /// Runs `f` in one write transaction and commits it durably. Waits at most `wait`
+    /// for another process's write transaction to end. Records appended by `f` carry
+    /// `origin`. Nothing is written if `f` fails.
+    pub fn write<T, E>(
+        &self,
+        origin: &Origin,
+        wait: Duration,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        let Db::Rw(db) = &self.db else {
+            unreachable!("write on a store opened read-only");
+        };
+        let txn = begin_write(db, &self.path, wait)?;
+        let out = {
+            let mut writer = Writer::new(&txn, origin)?;
+            let out = f(&mut writer)?;
+            writer.finish()?;
+            out
+        };
+        txn.commit().map_err(StoreError::from)?;
+        Ok(out)
+    }
+}
+
+fn remaining(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}
+
+fn damaged(path: &Path, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Damaged {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
+/// redb's own wait for the writer slot has no deadline, so poll its non-blocking form.
+fn begin_write(db: &Database, path: &Path, wait: Duration) -> Result<WriteTransaction, StoreError> {
+    let deadline = Instant::now() + wait;
+    let mut pause = Duration::from_micros(200);
+    loop {
+        match db.try_begin_write() {
+            Ok(mut txn) => {
+                // Crash recovery must be quick: keep the allocator state in every commit.
+                txn.set_quick_repair(true);
+                return Ok(txn);
+            }
+            Err(TransactionError::WouldBlock) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(StoreError::Busy {
+                        path: path.to_path_buf(),
+                        holder: None,
+                        waited: wait,
+                    });
+                }
+                thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(Duration::from_millis(10));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The head of the chain: the last record's seq and hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    pub seq: Seq,
+    pub hash: Hash,
+}
+
+impl Head {
+    const EMPTY: Head = Head {
+        seq: Seq(0),
+        hash: GENESIS,
+    };
+
+    fn encode(&self) -> [u8; 40] {
+        let mut out = [0u8; 40];
+        out[..8].copy_from_slice(&self.seq.0.to_le_bytes());
+        out[8..].copy_from_slice(&self.hash);
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Head, StoreError> {
+        if bytes.len() != 40 {
+            return Err(StoreError::Corrupted {
+                seq: 0,
+                reason: format!("stored head is {} bytes, not 40", bytes.len()),
+            });
+        }
+        let mut seq = [0u8; 8];
+        seq.copy_from_slice(&bytes[..8]);
+        let mut hash = [0u8; 32];
+        hash.copy_from_slice(&bytes[8..]);
+        Ok(Head {
+            seq: Seq(u64::from_le_bytes(seq)),
+            hash,
+        })
+    }
+}
+
+fn read_head(meta: &impl ReadableTable<&'static str, &'static [u8]>) -> Result<Head, StoreError> {
+    match meta.get(META_HEAD)? {
+        None => Ok(Head::EMPTY),
+        Some(g) => Head::decode(g.value()),
+    }
+}
+
+fn decode_row(seq_hint: u64, bytes: &[u8]) -> Result<SourceRow, StoreError> {
+    SourceRow::decode(bytes).map_err(|reason| StoreError::Corrupted {
+        seq: seq_hint,
+        reason,
+    })
+}
+
+/// One write transaction in progress: appends records and keeps the views in step.
+pub struct Writer<'t> {
+    origin: &'t Origin,
+    events: redb::Table<'t, u64, &'static [u8]>,
+    views: Views<'t>,
+    head: Head,
+    epoch: Epoch,
+    dirty: bool,
+}
+
+impl<'t> Writer<'t> {
+    fn new(txn: &'t WriteTransaction, origin: &'t Origin) -> Result<Writer<'t>, StoreError> {
+        let mut meta = txn.open_table(META)?;
+        if meta.get(META_FORMAT)?.is_none() {
+            meta.insert(META_FORMAT, FORMAT_VERSION.to_le_bytes().as_slice())?;
+        }
+        let head = read_head(&meta)?;
+        let epoch = materialize::current_epoch(&meta)?;
+        Ok(Writer {
+            origin,
+            events: txn.open_table(EVENTS)?,
+            views: Views {
+                meta,
+                urls: txn.open_table(URLS)?,
+                sources: txn.open_table(SOURCES)?,
+                history: txn.open_table(HISTORY)?,
+            },
+            head,
+            epoch,
+            dirty: false,
+        })
+    }
+
+    /// The current epoch, as of the events appended so far.
+    pub fn epoch(&self) -> Epoch {
+        self.epoch
+    }
+
+    /// The id of `url` in `epoch`, if it is registered.
+    pub fn lookup(&self, epoch: Epoch, url: &str) -> Result<Option<SourceId>, StoreError> {
+        Ok(self.views.urls.get((epoch.0, url))?.map(|g| SourceId(g.value())))
+    }
+
+    pub fn source(&self, epoch: Epoch, id: SourceId) -> Result<Option<SourceRow>, StoreError> {
+        match self.views.sources.get((epoch.0, id.0))? {
+            None => Ok(None),
+            Some(g) => decode_row(0, g.value()).map(Some),
+        }
+    }
+
+    /// The id the next source added to `epoch` gets.
+    pub fn next_id(&self, epoch: Epoch) -> Result<SourceId, StoreError> {
+        let last = self
+            .views
+            .sources
+            .range((epoch.0, 0)..=(epoch.0, u64::MAX))?
+            .next_back()
+            .transpose()?
+            .map(|(k, _)| k.value().1)
+            .unwrap_or(0);
+        Ok(SourceId(last + 1))
+    }
+
+    /// Appends `event` to the log and applies it to the views.
+    pub fn append(&mut self, event: Event) -> Result<Seq, StoreError> {
+        let seq = Seq(self.head.seq.0 + 1);
+        let record = Record {
+            format: FORMAT_VERSION,
+            origin: self.origin.clone(),
+            prev: self.head.hash,
+            event,
+        };
+        let bytes = record.encode();
+        self.events.insert(seq.0, bytes.as_slice())?;
+        materialize::apply(&mut self.views, seq, &record.event)?;
+        if let Event::Reset { new_epoch } = record.event {
+            self.epoch = new_epoch;
+        }
+        self.head = Head {
+            seq,
+            hash: event::hash_bytes(&bytes),
+        };
+        self.dirty = true;
+        Ok(seq)
+    }
+
+    fn finish(&mut self) -> Result<(), StoreError> {
+        if self.dirty {
+            self.views
+                .meta
+                .insert(META_HEAD, self.head.encode().as_slice())?;
+        }
+        Ok(())
+    }
+}
+
+/// A read snapshot of the store.
+pub struct Reader {
+    txn: ReadTransaction,
+}
+
+/// One source as the views hold it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSource {
+    pub epoch: Epoch,
+    pub id: SourceId,
+    pub row: SourceRow,
+}
+
+impl Reader {
+    /// Opens a table, or `None` when the store has never created it.
+    fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<Option<ReadOnlyTable<K, V>>, StoreError> {
+        match self.txn.open_table(def) {
+            Ok(t) => Ok(Some(t)),
+            Err(TableError::TableDoesNotExist(_)) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub fn epoch(&self) -> Result<Epoch, StoreError> {
+        match self.table(META)? {
+            None => Ok(Epoch::FIRST),
+            Some(meta) => materialize::current_epoch(&meta),
+        }
+    }
+
+    pub fn head(&self) -> Result<Head, StoreError> {
+        match self.table(META)? {
+            None => Ok(Head::EMPTY),
+            Some(meta) => read_head(&meta),
+        }
+    }
+
+    pub fn lookup(&self, epoch: Epoch, url: &str) -> Result<Option<SourceId>, StoreError> {
+        let Some(urls) = self.table(URLS)? else {
+            return Ok(None);
+        };
+        Ok(urls.get((epoch.0, url))?.map(|g| SourceId(g.value())))
+    }
+
+    pub fn source(&self, epoch: Epoch, id: SourceId) -> Result<Option<StoredSource>, StoreError> {
+        let Some(t) = self.table(SOURCES)? else {
+            return Ok(None);
+        };
+        match t.get((epoch.0, id.0))? {
+            None => Ok(None),
+            Some(g) => Ok(Some(StoredSource {
+                epoch,
+                id,
+                row: decode_row(0, g.value())?,
+            })),
+        }
+    }
+
+    /// Every source of `epoch` in id order, streamed from the table.
+    pub fn sources(
+        &self,
+        epoch: Epoch,
+    ) -> Result<impl Iterator<Item = Result<StoredSource, StoreError>> + use<>, StoreError> {
+        let range = match self.table(SOURCES)? {
+            None => None,
+            Some(t) => Some(t.range((epoch.0, 0)..=(epoch.0, u64::MAX))?),
+        };
+        Ok(range.into_iter().flatten().map(move |item| {
+            let (k, v) = item?;
+            let (e, id) = k.value();
+            Ok(StoredSource {
+                epoch: Epoch(e),
+                id: SourceId(id),
+                row: decode_row(0, v.value())?,
+            })
+        }))
+    }
+
+    /// Number of sources in `epoch`: the highest id, since ids are dense.
+    pub fn count(&self, epoch: Epoch) -> Result<u64, StoreError> {
+        let Some(t) = self.table(SOURCES)? else {
+            return Ok(0);
+        };
+        let last = t.range((epoch.0, 0)..=(epoch.0, u64::MAX))?.next_back();
+        Ok(match last {
+            None => 0,
+            Some(item) => item?.0.value().1,
+        })
+    }
+
+    /// The record at `seq`, decoded.
+    pub fn record(&self, seq: Seq) -> Result<Option<Record>, StoreError> {
+        let Some(t) = self.table(EVENTS)? else {
+            return Ok(None);
+        };
+        match t.get(seq.0)? {
+            None => Ok(None),
+            Some(g) => Record::decode(g.value())
+                .map(Some)
+                .map_err(|e| StoreError::Corrupted {
+                    seq: seq.0,
+                    reason: e.to_string(),
+                }),
+        }
+    }
+
+    /// Every record of the log in order, with its hash, streamed.
+    pub fn records(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<(Seq, Record, Hash), StoreError>> + use<>, StoreError>
+    {
+        let range = match self.table(EVENTS)? {
+            None => None,
+            Some(t) => Some(t.range(0u64..)?),
+        };
+        Ok(range.into_iter().flatten().map(|item| {
+            let (k, v) = item?;
+            let seq = k.value();
+            let bytes = v.value();
+            let record = Record::decode(bytes).map_err(|e| StoreError::Corrupted {
+                seq,
+                reason: e.to_string(),
+            })?;
+            Ok((Seq(seq), record, event::hash_bytes(bytes)))
+        }))
+    }
+
+    /// The seqs of the events that concern source `id` of `epoch`, in order.
+    pub fn history(&self, epoch: Epoch, id: SourceId) -> Result<Vec<Seq>, StoreError> {
+        let Some(t) = self.table(HISTORY)? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for item in t.range((epoch.0, id.0, 0)..=(epoch.0, id.0, u64::MAX))? {
+            out.push(Seq(item?.0.value().2));
+        }
+        Ok(out)
+    }
+}

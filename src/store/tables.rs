@@ -1,0 +1,59 @@
+//! Every redb table of a ledger, declared once.
+//!
+//! `EVENTS` is the truth; every other table is a materialized view of it, written in the
+//! same write transaction as the event that changes it (see `materialize.rs`), and
+//! recomputable from the log alone.
+
+use redb::TableDefinition;
+use serde::{Deserialize, Serialize};
+
+/// seq → encoded [`Record`](super::event::Record). Appended once per change, in the
+/// change's write transaction; never updated, never deleted.
+pub const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+
+/// name → little-endian bytes. Keys: [`META_FORMAT`] (u16, written when the store is
+/// created), [`META_HEAD`] (seq u64 then hash 32 bytes of the last record, rewritten with
+/// every append), [`META_EPOCH`] (u64, the current epoch, rewritten by `reset`).
+pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+
+pub const META_FORMAT: &str = "format";
+pub const META_HEAD: &str = "head";
+pub const META_EPOCH: &str = "epoch";
+
+/// (epoch, canonical url) → id. Written when a source is added; the url index that makes
+/// re-adding a URL return its id.
+pub const URLS: TableDefinition<(u64, &str), u64> = TableDefinition::new("urls");
+
+/// (epoch, id) → encoded [`SourceRow`]. Written when a source is added, rewritten when
+/// its title is set.
+pub const SOURCES: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("sources");
+
+/// (epoch, id, seq) → (). One row per event that concerns a source, so `show` and
+/// `log --id` find a source's history without scanning the log.
+pub const HISTORY: TableDefinition<(u64, u64, u64), ()> = TableDefinition::new("history");
+
+/// The materialized state of one source, postcard-encoded in [`SOURCES`].
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct SourceRow {
+    pub url: String,
+    pub url_given: String,
+    pub title: String,
+    pub accessed: String,
+    pub via: Option<String>,
+    /// The seq of the event that added it.
+    pub added: u64,
+}
+
+impl SourceRow {
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_stdvec(self).expect("postcard encoding of a source row")
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<SourceRow, String> {
+        match postcard::take_from_bytes::<SourceRow>(bytes) {
+            Ok((row, [])) => Ok(row),
+            Ok((_, rest)) => Err(format!("source row has {} trailing byte(s)", rest.len())),
+            Err(e) => Err(format!("source row does not decode: {e}")),
+        }
+    }
+}
