@@ -55,8 +55,9 @@ pub fn find_urls(root: &Value) -> (Vec<Found>, Vec<Skipped>) {
         match node {
             Value::Object(obj) => {
                 if let Some(Value::String(raw)) = first_truthy(obj, &["url", "link", "source_url"])
+                    && (raw.starts_with("http://") || raw.starts_with("https://"))
                 {
-                    if raw.starts_with("http://") || raw.starts_with("https://") {
+                    {
                         match canonicalize(raw) {
                             Ok(url) => {
                                 if seen.insert(url.clone()) {
@@ -107,7 +108,10 @@ mod tests {
             "results": [{"url": "https://f.example", "title": 7}]
         });
         let (found, skipped) = find_urls(&v);
-        let urls: Vec<_> = found.iter().map(|f| (f.url.as_str(), f.title.as_str())).collect();
+        let urls: Vec<_> = found
+            .iter()
+            .map(|f| (f.url.as_str(), f.title.as_str()))
+            .collect();
         assert_eq!(
             urls,
             [

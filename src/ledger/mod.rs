@@ -31,9 +31,7 @@ pub enum Error {
     Url(#[from] url::UrlError),
     #[error("not a date: {0:?} — give the access date as YYYY-MM-DD")]
     Date(String),
-    #[error(
-        "not a route name: {0:?} — use one word such as web, reddit, rss, video, code or x"
-    )]
+    #[error("not a route name: {0:?} — use one word such as web, reddit, rss, video, code or x")]
     Route(String),
     #[error("input is not valid JSON ({0})")]
     Json(String),
@@ -187,7 +185,12 @@ impl Ledger {
     /// returns the existing id; a title given later fills an empty title.
     pub fn add(&self, ctx: &Context, req: &AddRequest) -> Result<Vec<Source>> {
         let title = match req.urls.len() {
-            1 => req.title.as_deref().map(str::trim).unwrap_or("").to_string(),
+            1 => req
+                .title
+                .as_deref()
+                .map(str::trim)
+                .unwrap_or("")
+                .to_string(),
             _ => String::new(),
         };
         let mut candidates = Vec::with_capacity(req.urls.len());

@@ -38,7 +38,10 @@ pub fn canonicalize(input: &str) -> Result<String, UrlError> {
     if !SCHEMES.contains(&url.scheme()) {
         return Err(refuse(
             input,
-            format!("scheme {:?} is not one of http, https, ftp, file", url.scheme()),
+            format!(
+                "scheme {:?} is not one of http, https, ftp, file",
+                url.scheme()
+            ),
         ));
     }
     if url.scheme() != "file" && url.host_str().is_none_or(str::is_empty) {
@@ -79,7 +82,8 @@ fn expand_identifier(s: &str) -> Result<String, String> {
 
 fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 /// New-style `YYMM.NNNNN` or old-style `archive(.SC)/YYMMNNN`, optional `vN`.
@@ -92,10 +96,13 @@ fn is_arxiv_id(id: &str) -> bool {
     };
     debug_assert!(version.is_none_or(|v| !v.is_empty()));
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if let Some((yymm, num)) = body.split_once('.') {
-        if yymm.len() == 4 && digits(yymm) && (4..=5).contains(&num.len()) && digits(num) {
-            return true;
-        }
+    if let Some((yymm, num)) = body.split_once('.')
+        && yymm.len() == 4
+        && digits(yymm)
+        && (4..=5).contains(&num.len())
+        && digits(num)
+    {
+        return true;
     }
     if let Some((archive, num)) = body.split_once('/') {
         let archive_ok = !archive.is_empty()
@@ -155,21 +162,36 @@ mod tests {
     #[test]
     fn canonical_forms() {
         assert_eq!(c("https://a.example/"), "https://a.example");
-        assert_eq!(c("HTTPS://A.Example:443/Page/#frag"), "https://a.example/Page");
+        assert_eq!(
+            c("HTTPS://A.Example:443/Page/#frag"),
+            "https://a.example/Page"
+        );
         assert_eq!(c("http://a.example:80/x//"), "http://a.example/x");
         assert_eq!(c("http://a.example:8080/x"), "http://a.example:8080/x");
         assert_eq!(c("https://a.example/a/./b/../c"), "https://a.example/a/c");
         assert_eq!(c("https://a.example/?q=1#x"), "https://a.example?q=1");
         assert_eq!(c("https://a.example/p?"), "https://a.example/p");
-        assert_eq!(c("https://a.example/%7euser/%2f"), "https://a.example/~user/%2F");
-        assert_eq!(c("https://bücher.example/x"), "https://xn--bcher-kva.example/x");
+        assert_eq!(
+            c("https://a.example/%7euser/%2f"),
+            "https://a.example/~user/%2F"
+        );
+        assert_eq!(
+            c("https://bücher.example/x"),
+            "https://xn--bcher-kva.example/x"
+        );
         assert_eq!(c("https://a.example/a b"), "https://a.example/a%20b");
         assert_eq!(c("  https://a.example/x  "), "https://a.example/x");
         assert_eq!(c("doi:10.1000/xyz123"), "https://doi.org/10.1000/xyz123");
         assert_eq!(c("DOI:10.1000/xyz123"), "https://doi.org/10.1000/xyz123");
         assert_eq!(c("arXiv:2305.14627"), "https://arxiv.org/abs/2305.14627");
-        assert_eq!(c("arxiv:2305.14627v2"), "https://arxiv.org/abs/2305.14627v2");
-        assert_eq!(c("arXiv:hep-th/9901001"), "https://arxiv.org/abs/hep-th/9901001");
+        assert_eq!(
+            c("arxiv:2305.14627v2"),
+            "https://arxiv.org/abs/2305.14627v2"
+        );
+        assert_eq!(
+            c("arXiv:hep-th/9901001"),
+            "https://arxiv.org/abs/hep-th/9901001"
+        );
     }
 
     #[test]

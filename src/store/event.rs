@@ -153,8 +153,8 @@ impl Record {
 
     /// Decodes stored bytes, refusing unknown formats and trailing bytes.
     pub fn decode(bytes: &[u8]) -> Result<Record, DecodeError> {
-        let (format, rest): (u16, &[u8]) = postcard::take_from_bytes(bytes)
-            .map_err(|e| DecodeError::Malformed(e.to_string()))?;
+        let (format, rest): (u16, &[u8]) =
+            postcard::take_from_bytes(bytes).map_err(|e| DecodeError::Malformed(e.to_string()))?;
         if format != FORMAT_VERSION {
             return Err(DecodeError::UnsupportedFormat {
                 got: format,

@@ -45,12 +45,13 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
                 .map(|g| g.value().to_vec())
                 .ok_or_else(|| StoreError::Corrupted {
                     seq: seq.0,
-                    reason: format!("title set on [{}] of epoch {}, which does not exist", id.0, epoch.0),
+                    reason: format!(
+                        "title set on [{}] of epoch {}, which does not exist",
+                        id.0, epoch.0
+                    ),
                 })?;
-            let mut row = SourceRow::decode(&bytes).map_err(|reason| StoreError::Corrupted {
-                seq: seq.0,
-                reason,
-            })?;
+            let mut row = SourceRow::decode(&bytes)
+                .map_err(|reason| StoreError::Corrupted { seq: seq.0, reason })?;
             row.title = title.clone();
             views.sources.insert(key, row.encode().as_slice())?;
             views.history.insert((key.0, key.1, seq.0), ())?;

@@ -438,7 +438,11 @@ impl<'t> Writer<'t> {
 
     /// The id of `url` in `epoch`, if it is registered.
     pub fn lookup(&self, epoch: Epoch, url: &str) -> Result<Option<SourceId>, StoreError> {
-        Ok(self.views.urls.get((epoch.0, url))?.map(|g| SourceId(g.value())))
+        Ok(self
+            .views
+            .urls
+            .get((epoch.0, url))?
+            .map(|g| SourceId(g.value())))
     }
 
     pub fn source(&self, epoch: Epoch, id: SourceId) -> Result<Option<SourceRow>, StoreError> {

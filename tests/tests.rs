@@ -1,0 +1,31 @@
+//! The one integration-test binary. Each module covers one area; every test gets its own
+//! temporary ledger through `util::Sandbox`.
+//!
+//! - `cli_register`: add, ingest, reset — output lines, JSON, errors, exit codes
+//! - `cli_read`: list, log, show, epochs, ledger path rules, read-only behaviour
+//! - `bad_state`: foreign files, damaged stores, unreadable input
+//! - `prop_url`: property tests of canonicalization and registration
+//! - `golden`: byte fixtures of every released event shape
+//! - `model`: random operation sequences against an in-memory model
+//! - `concurrency`: many real processes writing one ledger
+//! - `lock`: bounded waits and the exclusive maintenance lock
+
+#[path = "it/util.rs"]
+mod util;
+
+#[path = "it/cli_register.rs"]
+mod cli_register;
+#[path = "it/cli_read.rs"]
+mod cli_read;
+#[path = "it/bad_state.rs"]
+mod bad_state;
+#[path = "it/prop_url.rs"]
+mod prop_url;
+#[path = "it/golden.rs"]
+mod golden;
+#[path = "it/model.rs"]
+mod model;
+#[path = "it/concurrency.rs"]
+mod concurrency;
+#[path = "it/lock.rs"]
+mod lock;
