@@ -31,6 +31,23 @@ impl CliError {
         }
     }
 
+    /// A panic caught at the boundary: a bug, or a store damaged in a way redb does not
+    /// report as an error.
+    pub fn panicked(ledger: Option<&Path>, payload: &(dyn std::any::Any + Send)) -> CliError {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        let which = match ledger {
+            Some(p) => format!("the ledger at {}", p.display()),
+            None => "the ledger".to_string(),
+        };
+        CliError::failed(format!(
+            "internal error ({what}) — {which} may be damaged; run `cite audit`, and report this if it is not"
+        ))
+    }
+
     /// An input file that could not be read: the caller's mistake.
     pub fn unreadable(path: &Path, e: &io::Error) -> CliError {
         let why = match e.kind() {

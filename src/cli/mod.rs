@@ -14,6 +14,7 @@ mod show;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
+use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -118,7 +119,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = dispatch(cli, &args, &mut out).and_then(|()| out.flush().map_err(CliError::from));
+    let ledger = cli.ledger.clone();
+    // redb may panic on a file altered behind its back; the user gets one clear line.
+    let result = panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli, &args, &mut out)))
+        .unwrap_or_else(|payload| Err(CliError::panicked(ledger.as_deref(), payload.as_ref())))
+        .and_then(|()| out.flush().map_err(CliError::from));
     match result {
         Ok(()) => 0,
         Err(e) if e.code == 0 => 0,

@@ -302,10 +302,8 @@ impl Ledger {
 
     /// A read-only view of `epoch` (the current one when `None`). Creates nothing.
     pub fn view(&self, epoch: Option<u64>) -> Result<View> {
-        let reader = match Store::open_read(&self.path, self.wait)? {
-            None => None,
-            Some(store) => Some(store.read()?),
-        };
+        let store = Store::open_read(&self.path, self.wait)?;
+        let reader = store.as_ref().map(Store::read).transpose()?;
         let current = match &reader {
             None => Epoch::FIRST,
             Some(r) => r.epoch()?,
@@ -322,6 +320,7 @@ impl Ledger {
         };
         Ok(View {
             reader,
+            _store: store,
             epoch,
             current,
         })
@@ -330,7 +329,10 @@ impl Ledger {
 
 /// A consistent read-only snapshot of one epoch of a ledger.
 pub struct View {
+    // Declared before the store so it is dropped first: a read transaction of a
+    // writable redb handle fails once its database is closed.
     reader: Option<Reader>,
+    _store: Option<Store>,
     epoch: Epoch,
     current: Epoch,
 }

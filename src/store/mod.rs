@@ -82,6 +82,8 @@ pub enum StoreError {
     },
     #[error("record {seq} is corrupted: {reason} — run `cite audit`")]
     Corrupted { seq: u64, reason: String },
+    #[error("{what} is corrupted: {reason} — run `cite audit`")]
+    CorruptedEntry { what: String, reason: String },
     #[error("the ledger store failed: {0} — run `cite audit` if this persists")]
     Database(#[from] redb::Error),
 }
@@ -391,9 +393,9 @@ fn read_head(meta: &impl ReadableTable<&'static str, &'static [u8]>) -> Result<H
     }
 }
 
-fn decode_row(seq_hint: u64, bytes: &[u8]) -> Result<SourceRow, StoreError> {
-    SourceRow::decode(bytes).map_err(|reason| StoreError::Corrupted {
-        seq: seq_hint,
+fn decode_row(epoch: u64, id: u64, bytes: &[u8]) -> Result<SourceRow, StoreError> {
+    SourceRow::decode(bytes).map_err(|reason| StoreError::CorruptedEntry {
+        what: format!("the stored row of source [{id}] in epoch {epoch}"),
         reason,
     })
 }
@@ -448,7 +450,7 @@ impl<'t> Writer<'t> {
     pub fn source(&self, epoch: Epoch, id: SourceId) -> Result<Option<SourceRow>, StoreError> {
         match self.views.sources.get((epoch.0, id.0))? {
             None => Ok(None),
-            Some(g) => decode_row(0, g.value()).map(Some),
+            Some(g) => decode_row(epoch.0, id.0, g.value()).map(Some),
         }
     }
 
@@ -554,7 +556,7 @@ impl Reader {
             Some(g) => Ok(Some(StoredSource {
                 epoch,
                 id,
-                row: decode_row(0, g.value())?,
+                row: decode_row(epoch.0, id.0, g.value())?,
             })),
         }
     }
@@ -574,7 +576,7 @@ impl Reader {
             Ok(StoredSource {
                 epoch: Epoch(e),
                 id: SourceId(id),
-                row: decode_row(0, v.value())?,
+                row: decode_row(e, id, v.value())?,
             })
         }))
     }
