@@ -92,10 +92,20 @@ pub fn acquire(ledger: &Path, mode: LockMode, wait: Duration) -> Result<LedgerLo
             }
         }
     }
-    if mode == LockMode::Exclusive {
+    match mode {
         // Only an exclusive holder can name itself without racing other holders; the pid
         // is what a waiter that gives up reports.
-        let _ = write_holder(&mut file);
+        LockMode::Exclusive => {
+            let _ = write_holder(&mut file);
+        }
+        // No exclusive holder can exist while a shared lock is held, so a pid still in
+        // the file was left by one that died without releasing; clear it, or a waiter
+        // blocked by shared holders would name that dead (perhaps reused) pid.
+        LockMode::Shared => {
+            if file.metadata().is_ok_and(|m| m.len() > 0) {
+                let _ = file.set_len(0);
+            }
+        }
     }
     Ok(LedgerLock { file, mode })
 }
@@ -115,6 +125,10 @@ fn read_holder(file: &mut File) -> Option<u32> {
 
 impl Drop for LedgerLock {
     fn drop(&mut self) {
+        // The pid names this holder only while it holds the lock.
+        if self.mode == LockMode::Exclusive {
+            let _ = self.file.set_len(0);
+        }
         // Closing the file releases the flock anyway; unlocking first just makes the
         // release immediate even if a duplicate descriptor is still open somewhere.
         let _ = FileExt::unlock(&self.file);

@@ -1,1 +1,342 @@
-//! TODO
+//! Golden byte fixtures of every released event shape (format version 1).
+//!
+//! Each test builds one fixed [`Record`] and checks its encoding and its chain hash
+//! against literals written here, and that the literal bytes decode back to the record.
+//! The literals were produced once by the code and pasted in: that is the point. A change
+//! of the wire format (field order, integer encoding, variant index, a new field) must
+//! fail here, because every stored ledger and every hash in its chain depends on it. When
+//! a new event variant is released, add its fixture; never edit an existing one.
+//!
+//! The four fixtures form a chain (each `prev` is the previous fixture's hash literal),
+//! so the chain rule is pinned too.
+
+use cite::store::event::{
+    self, DecodeError, Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Record, SourceAdded,
+    SourceId,
+};
+
+/// The title of the first fixture: non-ASCII, so string lengths count bytes.
+const TITLE: &str = "Ünïcödé — résumé";
+
+const HASH_ADDED_FULL: &str = "19467630bfcf7a308a134d696c5139a9e70e66ca3eee2f0ac3358fab9b566daa";
+const HASH_ADDED_BARE: &str = "7aada205e0ea400addde777232e94a248f795a44c4d146b42b826eb8de703a95";
+const HASH_TITLE_SET: &str = "65e894219ae67609e85876e0cf3a973f5986ffb26785fca2997f3b832aa6576f";
+const HASH_RESET: &str = "56e10606593176d735988647c05a344b0d56315a69a54b13257208dc08e5db9d";
+
+/// Joins literal pieces into one fixture; the pieces are laid out field by field.
+fn cat(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+/// A hash literal as bytes.
+fn unhex(s: &str) -> Hash {
+    assert_eq!(s.len(), 64, "a hash literal is 64 hex digits");
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex digit");
+    }
+    out
+}
+
+fn strings(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// Index 0, every optional field present.
+fn fixture_added_full() -> (Record, Vec<u8>) {
+    let record = Record {
+        format: FORMAT_VERSION,
+        origin: Origin {
+            at_ns: 1_735_689_600_123_456_789,
+            pid: 4242,
+            actor: Some("agent-7".into()),
+            command: strings(&[
+                "cite",
+                "add",
+                "--title",
+                TITLE,
+                "--via",
+                "web",
+                "HTTPS://Example.COM/a/#frag",
+            ]),
+        },
+        prev: GENESIS,
+        event: Event::SourceAdded(SourceAdded {
+            epoch: Epoch(1),
+            id: SourceId(1),
+            url_given: "HTTPS://Example.COM/a/#frag".into(),
+            url: "https://example.com/a".into(),
+            title: TITLE.into(),
+            accessed: "2025-01-01".into(),
+            via: Some("web".into()),
+        }),
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0xaa, 0xb4, 0x96, 0xfb, 0xd8, 0x9f, 0xb4, 0x96, 0x30],  // at_ns, zigzag varint
+        &[0x92, 0x21],                                            // pid 4242
+        &[0x01, 0x07], b"agent-7",                                // actor: Some, 7 bytes
+        &[0x07],                                                  // command: 7 strings
+        &[0x04], b"cite",
+        &[0x03], b"add",
+        &[0x07], b"--title",
+        &[0x18], TITLE.as_bytes(),                                // 24 bytes of UTF-8
+        &[0x05], b"--via",
+        &[0x03], b"web",
+        &[0x1b], b"HTTPS://Example.COM/a/#frag",
+        &[0x00; 32],                                              // prev: genesis
+        &[0x00],                                                  // Event::SourceAdded
+        &[0x01],                                                  // epoch 1
+        &[0x01],                                                  // id 1
+        &[0x1b], b"HTTPS://Example.COM/a/#frag",                  // url_given
+        &[0x15], b"https://example.com/a",                        // url
+        &[0x18], TITLE.as_bytes(),                                // title
+        &[0x0a], b"2025-01-01",                                   // accessed
+        &[0x01, 0x03], b"web",                                    // via: Some
+    ]);
+    (record, bytes)
+}
+
+/// Index 0, no title, no route, no actor; a multi-byte pid and id.
+fn fixture_added_bare() -> (Record, Vec<u8>) {
+    let record = Record {
+        format: FORMAT_VERSION,
+        origin: Origin {
+            at_ns: 1_735_689_601_000_000_000,
+            pid: 4_000_000,
+            actor: None,
+            command: strings(&["cite", "add", "doi:10.1000/182"]),
+        },
+        prev: unhex(HASH_ADDED_FULL),
+        event: Event::SourceAdded(SourceAdded {
+            epoch: Epoch(1),
+            id: SourceId(300),
+            url_given: "doi:10.1000/182".into(),
+            url: "https://doi.org/10.1000/182".into(),
+            title: String::new(),
+            accessed: "2025-01-01".into(),
+            via: None,
+        }),
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x80, 0xa8, 0x8e, 0xbf, 0xdf, 0x9f, 0xb4, 0x96, 0x30],  // at_ns
+        &[0x80, 0x92, 0xf4, 0x01],                                // pid 4000000
+        &[0x00],                                                  // actor: None
+        &[0x03],                                                  // command: 3 strings
+        &[0x04], b"cite",
+        &[0x03], b"add",
+        &[0x0f], b"doi:10.1000/182",
+        &[0x19, 0x46, 0x76, 0x30, 0xbf, 0xcf, 0x7a, 0x30,         // prev: hash of added_full
+          0x8a, 0x13, 0x4d, 0x69, 0x6c, 0x51, 0x39, 0xa9,
+          0xe7, 0x0e, 0x66, 0xca, 0x3e, 0xee, 0x2f, 0x0a,
+          0xc3, 0x35, 0x8f, 0xab, 0x9b, 0x56, 0x6d, 0xaa],
+        &[0x00],                                                  // Event::SourceAdded
+        &[0x01],                                                  // epoch 1
+        &[0xac, 0x02],                                            // id 300
+        &[0x0f], b"doi:10.1000/182",                              // url_given
+        &[0x1b], b"https://doi.org/10.1000/182",                  // url
+        &[0x00],                                                  // title: empty
+        &[0x0a], b"2025-01-01",                                   // accessed
+        &[0x00],                                                  // via: None
+    ]);
+    (record, bytes)
+}
+
+/// Index 1.
+fn fixture_title_set() -> (Record, Vec<u8>) {
+    let record = Record {
+        format: FORMAT_VERSION,
+        origin: Origin {
+            at_ns: 1_735_689_602_500_000_001,
+            pid: 77,
+            actor: Some("reviewer".into()),
+            command: strings(&["cite", "add", "--title", "A handbook", "doi:10.1000/182"]),
+        },
+        prev: unhex(HASH_ADDED_BARE),
+        event: Event::TitleSet {
+            epoch: Epoch(1),
+            id: SourceId(300),
+            title: "A handbook".into(),
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x82, 0xe4, 0xcf, 0xd5, 0xea, 0x9f, 0xb4, 0x96, 0x30],  // at_ns
+        &[0x4d],                                                  // pid 77
+        &[0x01, 0x08], b"reviewer",                               // actor: Some
+        &[0x05],                                                  // command: 5 strings
+        &[0x04], b"cite",
+        &[0x03], b"add",
+        &[0x07], b"--title",
+        &[0x0a], b"A handbook",
+        &[0x0f], b"doi:10.1000/182",
+        &[0x7a, 0xad, 0xa2, 0x05, 0xe0, 0xea, 0x40, 0x0a,         // prev: hash of added_bare
+          0xdd, 0xde, 0x77, 0x72, 0x32, 0xe9, 0x4a, 0x24,
+          0x8f, 0x79, 0x5a, 0x44, 0xc4, 0xd1, 0x46, 0xb4,
+          0x2b, 0x82, 0x6e, 0xb8, 0xde, 0x70, 0x3a, 0x95],
+        &[0x01],                                                  // Event::TitleSet
+        &[0x01],                                                  // epoch 1
+        &[0xac, 0x02],                                            // id 300
+        &[0x0a], b"A handbook",                                   // title
+    ]);
+    (record, bytes)
+}
+
+/// Index 2.
+fn fixture_reset() -> (Record, Vec<u8>) {
+    let record = Record {
+        format: FORMAT_VERSION,
+        origin: Origin {
+            at_ns: 1_735_689_603_000_000_000,
+            pid: 1,
+            actor: None,
+            command: vec![],
+        },
+        prev: unhex(HASH_TITLE_SET),
+        event: Event::Reset {
+            new_epoch: Epoch(2),
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x80, 0xf8, 0xba, 0xb2, 0xee, 0x9f, 0xb4, 0x96, 0x30],  // at_ns
+        &[0x01],                                                  // pid 1
+        &[0x00],                                                  // actor: None
+        &[0x00],                                                  // command: empty
+        &[0x65, 0xe8, 0x94, 0x21, 0x9a, 0xe6, 0x76, 0x09,         // prev: hash of title_set
+          0xe8, 0x58, 0x76, 0xe0, 0xcf, 0x3a, 0x97, 0x3f,
+          0x59, 0x86, 0xff, 0xb2, 0x67, 0x85, 0xfc, 0xa2,
+          0x99, 0x7f, 0x3b, 0x83, 0x2a, 0xa6, 0x57, 0x6f],
+        &[0x02],                                                  // Event::Reset
+        &[0x02],                                                  // new_epoch 2
+    ]);
+    (record, bytes)
+}
+
+fn fixtures() -> [(&'static str, Record, Vec<u8>, &'static str); 4] {
+    let (a, a_bytes) = fixture_added_full();
+    let (b, b_bytes) = fixture_added_bare();
+    let (t, t_bytes) = fixture_title_set();
+    let (r, r_bytes) = fixture_reset();
+    [
+        ("added_full", a, a_bytes, HASH_ADDED_FULL),
+        ("added_bare", b, b_bytes, HASH_ADDED_BARE),
+        ("title_set", t, t_bytes, HASH_TITLE_SET),
+        ("reset", r, r_bytes, HASH_RESET),
+    ]
+}
+
+/// Encoding, hash and decoding of one fixture all match the literals.
+fn check(record: Record, bytes: &[u8], hash: &str) {
+    assert_eq!(record.encode(), bytes, "encoding changed");
+    assert_eq!(
+        event::hex(&record.hash()),
+        hash,
+        "hash of the record changed"
+    );
+    assert_eq!(
+        event::hex(&event::hash_bytes(bytes)),
+        hash,
+        "hash of the bytes"
+    );
+    assert_eq!(
+        Record::decode(bytes),
+        Ok(record),
+        "decoding the literal bytes"
+    );
+}
+
+#[test]
+fn format_version_is_one() {
+    // Every fixture below is a version-1 record; a new version adds fixtures, it does
+    // not rewrite these.
+    assert_eq!(FORMAT_VERSION, 1);
+}
+
+#[test]
+fn source_added_with_title_route_and_actor() {
+    let (record, bytes) = fixture_added_full();
+    check(record, &bytes, HASH_ADDED_FULL);
+}
+
+#[test]
+fn source_added_without_title_route_or_actor() {
+    let (record, bytes) = fixture_added_bare();
+    check(record, &bytes, HASH_ADDED_BARE);
+}
+
+#[test]
+fn title_set() {
+    let (record, bytes) = fixture_title_set();
+    check(record, &bytes, HASH_TITLE_SET);
+}
+
+#[test]
+fn reset() {
+    let (record, bytes) = fixture_reset();
+    check(record, &bytes, HASH_RESET);
+}
+
+#[test]
+fn decode_rejects_trailing_bytes() {
+    for (name, _, mut bytes, _) in fixtures() {
+        bytes.push(0x00);
+        let err = Record::decode(&bytes).expect_err(name);
+        assert_eq!(err, DecodeError::TrailingBytes(1), "{name}");
+        assert_eq!(err.to_string(), "record has 1 trailing byte(s)");
+    }
+}
+
+#[test]
+fn decode_rejects_a_future_format_version() {
+    for (name, _, mut bytes, _) in fixtures() {
+        // The format is the first field, a varint: 0x01 → 0x02 makes a version-2 record.
+        assert_eq!(bytes[0], 0x01);
+        bytes[0] = 0x02;
+        let err = Record::decode(&bytes).expect_err(name);
+        assert_eq!(
+            err,
+            DecodeError::UnsupportedFormat {
+                got: 2,
+                supports: 1
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "unsupported record format (got 2, supports 1)"
+        );
+    }
+    // The version is checked before the body is read: a version-2 record may have any
+    // layout at all, including none.
+    let err = Record::decode(&[0x02]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unsupported record format (got 2, supports 1)"
+    );
+    // A multi-byte varint version is named as the number it is.
+    let err = Record::decode(&[0xac, 0x02, 0x00]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unsupported record format (got 300, supports 1)"
+    );
+}
+
+#[test]
+fn decode_rejects_every_truncation() {
+    for (name, _, bytes, _) in fixtures() {
+        for len in 0..bytes.len() {
+            assert!(
+                matches!(
+                    Record::decode(&bytes[..len]),
+                    Err(DecodeError::Malformed(_))
+                ),
+                "{name} cut to {len} bytes must not decode"
+            );
+        }
+    }
+}
