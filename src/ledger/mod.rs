@@ -410,17 +410,17 @@ impl EventView {
     }
 }
 
-fn entry(seq: Seq, record: &Record, hash: &event::Hash) -> LogEntry {
-    let time = OffsetDateTime::from_unix_timestamp_nanos(record.origin.at_ns)
+fn entry(seq: Seq, record: &Record, hash: &event::Hash, origin: Origin) -> LogEntry {
+    let time = OffsetDateTime::from_unix_timestamp_nanos(origin.at_ns)
         .ok()
         .and_then(|t| t.format(&Rfc3339).ok())
-        .unwrap_or_else(|| format!("@{}ns", record.origin.at_ns));
+        .unwrap_or_else(|| format!("@{}ns", origin.at_ns));
     LogEntry {
         seq: seq.0,
         time,
-        pid: record.origin.pid,
-        actor: record.origin.actor.clone(),
-        command: record.origin.command.clone(),
+        pid: origin.pid,
+        actor: origin.actor,
+        command: origin.command,
         event: EventView::of(&record.event),
         hash: event::hex(hash),
         prev: event::hex(&record.prev),
@@ -498,7 +498,8 @@ impl View {
                 seq: seq.0,
                 reason: "history names a record that is not in the log".into(),
             })?;
-            out.push(entry(seq, &record, &record.hash()));
+            let origin = r.origin(seq, &record)?;
+            out.push(entry(seq, &record, &record.hash(), origin));
         }
         Ok(out)
     }
@@ -519,9 +520,9 @@ impl View {
     pub fn log(&self) -> Result<Box<dyn Iterator<Item = Result<LogEntry>> + '_>> {
         match &self.reader {
             None => Ok(Box::new(std::iter::empty())),
-            Some(r) => Ok(Box::new(r.records()?.map(|item| {
-                let (seq, record, hash) = item?;
-                Ok(entry(seq, &record, &hash))
+            Some(r) => Ok(Box::new(r.records_with_origin()?.map(|item| {
+                let (seq, record, hash, origin) = item?;
+                Ok(entry(seq, &record, &hash, origin))
             }))),
         }
     }

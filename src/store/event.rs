@@ -8,15 +8,19 @@
 //!
 //! A stored record is the postcard encoding of, in this order:
 //!
-//! | field     | postcard type     | meaning                                              |
-//! |-----------|-------------------|------------------------------------------------------|
-//! | `format`  | varint u16        | [`FORMAT_VERSION`] of the writer; decides the layout  |
-//! | `at_ns`   | zigzag varint i128| UTC time of the change, nanoseconds since Unix epoch  |
-//! | `pid`     | varint u32        | process id of the writer                             |
-//! | `actor`   | option<string>    | `$CITE_ACTOR` of the writer, if set                  |
-//! | `command` | seq<string>       | the writer's command line                            |
-//! | `prev`    | [u8; 32]          | hash of the previous record; zeros for the first     |
-//! | `event`   | enum [`Event`]    | variant index as varint, then the variant's fields   |
+//! | field        | postcard type       | meaning                                          |
+//! |--------------|---------------------|--------------------------------------------------|
+//! | `format`     | varint u16          | [`FORMAT_VERSION`] of the writer; decides layout |
+//! | `provenance` | enum [`Provenance`] | who, when, which command (see below)             |
+//! | `prev`       | [u8; 32]            | hash of the previous record; zeros for the first |
+//! | `event`      | enum [`Event`]      | variant index as varint, then its fields         |
+//!
+//! [`Provenance`] is variant 0, `Origin`: `at_ns` (zigzag varint i128, UTC nanoseconds
+//! since the Unix epoch), `pid` (varint u32), `actor` (option<string>, `$CITE_ACTOR`),
+//! `command` (seq<string>, the command line); or variant 1, `SameAs` (varint u64): the
+//! seq of the first record of the same write transaction, which holds the origin. The
+//! first record of every transaction carries the full origin; the others point at it,
+//! so an `add` of k URLs stores its k-URL command line once, not k times.
 //!
 //! [`Event`] variants are only ever appended: an index, once released, keeps its meaning
 //! and its fields forever. Golden byte fixtures in `tests/` pin every released shape.
@@ -91,11 +95,30 @@ pub struct Origin {
     pub command: Vec<String>,
 }
 
+/// Where a record came from. Variants are only ever appended.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub enum Provenance {
+    /// Index 0: the first record of a write transaction carries its full origin.
+    Origin(Origin),
+    /// Index 1: a later record of the transaction whose first record is at this seq.
+    SameAs(Seq),
+}
+
+impl Provenance {
+    /// The origin, when this record carries it itself.
+    pub fn origin(&self) -> Option<&Origin> {
+        match self {
+            Provenance::Origin(o) => Some(o),
+            Provenance::SameAs(_) => None,
+        }
+    }
+}
+
 /// One entry of the log. See the module docs for the field order on disk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
     pub format: u16,
-    pub origin: Origin,
+    pub provenance: Provenance,
     pub prev: Hash,
     pub event: Event,
 }
@@ -104,10 +127,7 @@ pub struct Record {
 #[derive(Serialize)]
 struct WireRef<'a> {
     format: u16,
-    at_ns: i128,
-    pid: u32,
-    actor: &'a Option<String>,
-    command: &'a [String],
+    provenance: &'a Provenance,
     prev: &'a Hash,
     event: &'a Event,
 }
@@ -115,10 +135,7 @@ struct WireRef<'a> {
 /// Owned body of a version-1 record, after its `format` field.
 #[derive(Deserialize)]
 struct BodyV1 {
-    at_ns: i128,
-    pid: u32,
-    actor: Option<String>,
-    command: Vec<String>,
+    provenance: Provenance,
     prev: Hash,
     event: Event,
 }
@@ -140,10 +157,7 @@ impl Record {
     pub fn encode(&self) -> Vec<u8> {
         let wire = WireRef {
             format: self.format,
-            at_ns: self.origin.at_ns,
-            pid: self.origin.pid,
-            actor: &self.origin.actor,
-            command: &self.origin.command,
+            provenance: &self.provenance,
             prev: &self.prev,
             event: &self.event,
         };
@@ -168,12 +182,7 @@ impl Record {
         }
         Ok(Record {
             format,
-            origin: Origin {
-                at_ns: body.at_ns,
-                pid: body.pid,
-                actor: body.actor,
-                command: body.command,
-            },
+            provenance: body.provenance,
             prev: body.prev,
             event: body.event,
         })
@@ -203,12 +212,12 @@ mod tests {
     fn decode_rejects_trailing_bytes_and_future_formats() {
         let rec = Record {
             format: FORMAT_VERSION,
-            origin: Origin {
+            provenance: Provenance::Origin(Origin {
                 at_ns: 0,
                 pid: 1,
                 actor: None,
                 command: vec![],
-            },
+            }),
             prev: GENESIS,
             event: Event::Reset {
                 new_epoch: Epoch(2),

@@ -24,7 +24,9 @@ use redb::{
     WriteTransaction,
 };
 
-use event::{Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Record, Seq, SourceId};
+use event::{
+    Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Provenance, Record, Seq, SourceId,
+};
 use lock::{LedgerLock, LockMode};
 use materialize::Views;
 use tables::{EVENTS, HISTORY, META, META_FORMAT, META_HEAD, SOURCES, SourceRow, URLS};
@@ -403,6 +405,8 @@ fn decode_row(epoch: u64, id: u64, bytes: &[u8]) -> Result<SourceRow, StoreError
 /// One write transaction in progress: appends records and keeps the views in step.
 pub struct Writer<'t> {
     origin: &'t Origin,
+    /// The seq of this transaction's first record, once there is one.
+    first: Option<Seq>,
     events: redb::Table<'t, u64, &'static [u8]>,
     views: Views<'t>,
     head: Head,
@@ -420,6 +424,7 @@ impl<'t> Writer<'t> {
         let epoch = materialize::current_epoch(&meta)?;
         Ok(Writer {
             origin,
+            first: None,
             events: txn.open_table(EVENTS)?,
             views: Views {
                 meta,
@@ -470,9 +475,13 @@ impl<'t> Writer<'t> {
     /// Appends `event` to the log and applies it to the views.
     pub fn append(&mut self, event: Event) -> Result<Seq, StoreError> {
         let seq = Seq(self.head.seq.0 + 1);
+        let provenance = match self.first {
+            None => Provenance::Origin(self.origin.clone()),
+            Some(first) => Provenance::SameAs(first),
+        };
         let record = Record {
             format: FORMAT_VERSION,
-            origin: self.origin.clone(),
+            provenance,
             prev: self.head.hash,
             event,
         };
@@ -486,6 +495,7 @@ impl<'t> Writer<'t> {
             seq,
             hash: event::hash_bytes(&bytes),
         };
+        self.first.get_or_insert(seq);
         self.dirty = true;
         Ok(seq)
     }
@@ -627,6 +637,62 @@ impl Reader {
                 reason: e.to_string(),
             })?;
             Ok((Seq(seq), record, event::hash_bytes(bytes)))
+        }))
+    }
+
+    /// The origin of `record` (at `seq`): its own, or that of its transaction's first
+    /// record.
+    pub fn origin(&self, seq: Seq, record: &Record) -> Result<Origin, StoreError> {
+        match &record.provenance {
+            Provenance::Origin(o) => Ok(o.clone()),
+            Provenance::SameAs(first) => {
+                let bad = |reason: &str| StoreError::Corrupted {
+                    seq: seq.0,
+                    reason: format!("provenance points at record {}, {reason}", first.0),
+                };
+                if *first >= seq {
+                    return Err(bad("which is not earlier"));
+                }
+                let head = self
+                    .record(*first)?
+                    .ok_or_else(|| bad("which is missing"))?;
+                match head.provenance {
+                    Provenance::Origin(o) => Ok(o),
+                    Provenance::SameAs(_) => Err(bad("which has no origin of its own")),
+                }
+            }
+        }
+    }
+
+    /// Like [`Reader::records`], with each record's origin resolved.
+    pub fn records_with_origin(
+        &self,
+    ) -> Result<
+        impl Iterator<Item = Result<(Seq, Record, Hash, Origin), StoreError>> + use<>,
+        StoreError,
+    > {
+        let mut last: Option<(Seq, Origin)> = None;
+        Ok(self.records()?.map(move |item| {
+            let (seq, record, hash) = item?;
+            let origin = match &record.provenance {
+                Provenance::Origin(o) => {
+                    last = Some((seq, o.clone()));
+                    o.clone()
+                }
+                Provenance::SameAs(first) => match &last {
+                    Some((s, o)) if s == first => o.clone(),
+                    _ => {
+                        return Err(StoreError::Corrupted {
+                            seq: seq.0,
+                            reason: format!(
+                                "provenance points at record {}, which does not start its transaction",
+                                first.0
+                            ),
+                        });
+                    }
+                },
+            };
+            Ok((seq, record, hash, origin))
         }))
     }
 

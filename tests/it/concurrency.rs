@@ -168,8 +168,8 @@ fn eight_processes_adding_at_once_lose_nothing() {
     let reader = store.read().expect("read");
     let mut prev = GENESIS;
     let mut added = 0u64;
-    for item in reader.records().expect("records") {
-        let (seq, record, hash) = item.expect("record decodes");
+    for item in reader.records_with_origin().expect("records") {
+        let (seq, record, hash, origin) = item.expect("record decodes");
         assert_eq!(record.prev, prev, "chain broken at record {}", seq.0);
         let Event::SourceAdded(a) = record.event else {
             panic!("record {} is not a SourceAdded: {:?}", seq.0, record.event);
@@ -177,10 +177,10 @@ fn eight_processes_adding_at_once_lose_nothing() {
         added += 1;
         assert_eq!(a.id.0, added, "record {} adds id {}", seq.0, a.id.0);
         assert!(
-            printers[&a.id.0].contains(&record.origin.pid),
+            printers[&a.id.0].contains(&origin.pid),
             "[{}] was registered by pid {}, which never printed it",
             a.id.0,
-            record.origin.pid
+            origin.pid
         );
         prev = hash;
     }

@@ -11,17 +11,18 @@
 //! so the chain rule is pinned too.
 
 use cite::store::event::{
-    self, DecodeError, Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Record, SourceAdded,
-    SourceId,
+    self, DecodeError, Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Provenance, Record,
+    SourceAdded, SourceId,
 };
 
 /// The title of the first fixture: non-ASCII, so string lengths count bytes.
 const TITLE: &str = "Ünïcödé — résumé";
 
-const HASH_ADDED_FULL: &str = "19467630bfcf7a308a134d696c5139a9e70e66ca3eee2f0ac3358fab9b566daa";
-const HASH_ADDED_BARE: &str = "7aada205e0ea400addde777232e94a248f795a44c4d146b42b826eb8de703a95";
-const HASH_TITLE_SET: &str = "65e894219ae67609e85876e0cf3a973f5986ffb26785fca2997f3b832aa6576f";
-const HASH_RESET: &str = "56e10606593176d735988647c05a344b0d56315a69a54b13257208dc08e5db9d";
+const HASH_ADDED_FULL: &str = "ca15dd45974beeb3ee857914c8cd969ad1458d725fa69bc941f12299fa36e05e";
+const HASH_ADDED_BARE: &str = "b1d482e032a577eadf37bc8ebc0d31afcf46c7f717ac502ac4df9befcc8868d8";
+const HASH_TITLE_SET: &str = "5a6e674e798f3fd9bbaa53358fe1e9b309a2f5f50acc5e5210e0409bede9263e";
+const HASH_RESET: &str = "4eefab139b2fcec790ffd2781b93dbae5f627cff29f42b22ac60fc0c716a1b34";
+const HASH_SAME_AS: &str = "5bd78993fda6505a99cad12856234edcfc184ec647b9a6afe4a74eab0f5d9867";
 
 /// Joins literal pieces into one fixture; the pieces are laid out field by field.
 fn cat(parts: &[&[u8]]) -> Vec<u8> {
@@ -46,7 +47,7 @@ fn strings(words: &[&str]) -> Vec<String> {
 fn fixture_added_full() -> (Record, Vec<u8>) {
     let record = Record {
         format: FORMAT_VERSION,
-        origin: Origin {
+        provenance: Provenance::Origin(Origin {
             at_ns: 1_735_689_600_123_456_789,
             pid: 4242,
             actor: Some("agent-7".into()),
@@ -59,7 +60,7 @@ fn fixture_added_full() -> (Record, Vec<u8>) {
                 "web",
                 "HTTPS://Example.COM/a/#frag",
             ]),
-        },
+        }),
         prev: GENESIS,
         event: Event::SourceAdded(SourceAdded {
             epoch: Epoch(1),
@@ -74,6 +75,7 @@ fn fixture_added_full() -> (Record, Vec<u8>) {
     #[rustfmt::skip]
     let bytes = cat(&[
         &[0x01],                                                  // format 1
+        &[0x00],                                                  // Provenance::Origin
         &[0xaa, 0xb4, 0x96, 0xfb, 0xd8, 0x9f, 0xb4, 0x96, 0x30],  // at_ns, zigzag varint
         &[0x92, 0x21],                                            // pid 4242
         &[0x01, 0x07], b"agent-7",                                // actor: Some, 7 bytes
@@ -102,12 +104,12 @@ fn fixture_added_full() -> (Record, Vec<u8>) {
 fn fixture_added_bare() -> (Record, Vec<u8>) {
     let record = Record {
         format: FORMAT_VERSION,
-        origin: Origin {
+        provenance: Provenance::Origin(Origin {
             at_ns: 1_735_689_601_000_000_000,
             pid: 4_000_000,
             actor: None,
             command: strings(&["cite", "add", "doi:10.1000/182"]),
-        },
+        }),
         prev: unhex(HASH_ADDED_FULL),
         event: Event::SourceAdded(SourceAdded {
             epoch: Epoch(1),
@@ -122,6 +124,7 @@ fn fixture_added_bare() -> (Record, Vec<u8>) {
     #[rustfmt::skip]
     let bytes = cat(&[
         &[0x01],                                                  // format 1
+        &[0x00],                                                  // Provenance::Origin
         &[0x80, 0xa8, 0x8e, 0xbf, 0xdf, 0x9f, 0xb4, 0x96, 0x30],  // at_ns
         &[0x80, 0x92, 0xf4, 0x01],                                // pid 4000000
         &[0x00],                                                  // actor: None
@@ -129,10 +132,10 @@ fn fixture_added_bare() -> (Record, Vec<u8>) {
         &[0x04], b"cite",
         &[0x03], b"add",
         &[0x0f], b"doi:10.1000/182",
-        &[0x19, 0x46, 0x76, 0x30, 0xbf, 0xcf, 0x7a, 0x30,         // prev: hash of added_full
-          0x8a, 0x13, 0x4d, 0x69, 0x6c, 0x51, 0x39, 0xa9,
-          0xe7, 0x0e, 0x66, 0xca, 0x3e, 0xee, 0x2f, 0x0a,
-          0xc3, 0x35, 0x8f, 0xab, 0x9b, 0x56, 0x6d, 0xaa],
+        &[0xca, 0x15, 0xdd, 0x45, 0x97, 0x4b, 0xee, 0xb3,         // prev: hash of added_full
+          0xee, 0x85, 0x79, 0x14, 0xc8, 0xcd, 0x96, 0x9a,
+          0xd1, 0x45, 0x8d, 0x72, 0x5f, 0xa6, 0x9b, 0xc9,
+          0x41, 0xf1, 0x22, 0x99, 0xfa, 0x36, 0xe0, 0x5e],
         &[0x00],                                                  // Event::SourceAdded
         &[0x01],                                                  // epoch 1
         &[0xac, 0x02],                                            // id 300
@@ -149,12 +152,12 @@ fn fixture_added_bare() -> (Record, Vec<u8>) {
 fn fixture_title_set() -> (Record, Vec<u8>) {
     let record = Record {
         format: FORMAT_VERSION,
-        origin: Origin {
+        provenance: Provenance::Origin(Origin {
             at_ns: 1_735_689_602_500_000_001,
             pid: 77,
             actor: Some("reviewer".into()),
             command: strings(&["cite", "add", "--title", "A handbook", "doi:10.1000/182"]),
-        },
+        }),
         prev: unhex(HASH_ADDED_BARE),
         event: Event::TitleSet {
             epoch: Epoch(1),
@@ -165,6 +168,7 @@ fn fixture_title_set() -> (Record, Vec<u8>) {
     #[rustfmt::skip]
     let bytes = cat(&[
         &[0x01],                                                  // format 1
+        &[0x00],                                                  // Provenance::Origin
         &[0x82, 0xe4, 0xcf, 0xd5, 0xea, 0x9f, 0xb4, 0x96, 0x30],  // at_ns
         &[0x4d],                                                  // pid 77
         &[0x01, 0x08], b"reviewer",                               // actor: Some
@@ -174,10 +178,10 @@ fn fixture_title_set() -> (Record, Vec<u8>) {
         &[0x07], b"--title",
         &[0x0a], b"A handbook",
         &[0x0f], b"doi:10.1000/182",
-        &[0x7a, 0xad, 0xa2, 0x05, 0xe0, 0xea, 0x40, 0x0a,         // prev: hash of added_bare
-          0xdd, 0xde, 0x77, 0x72, 0x32, 0xe9, 0x4a, 0x24,
-          0x8f, 0x79, 0x5a, 0x44, 0xc4, 0xd1, 0x46, 0xb4,
-          0x2b, 0x82, 0x6e, 0xb8, 0xde, 0x70, 0x3a, 0x95],
+        &[0xb1, 0xd4, 0x82, 0xe0, 0x32, 0xa5, 0x77, 0xea,         // prev: hash of added_bare
+          0xdf, 0x37, 0xbc, 0x8e, 0xbc, 0x0d, 0x31, 0xaf,
+          0xcf, 0x46, 0xc7, 0xf7, 0x17, 0xac, 0x50, 0x2a,
+          0xc4, 0xdf, 0x9b, 0xef, 0xcc, 0x88, 0x68, 0xd8],
         &[0x01],                                                  // Event::TitleSet
         &[0x01],                                                  // epoch 1
         &[0xac, 0x02],                                            // id 300
@@ -190,12 +194,12 @@ fn fixture_title_set() -> (Record, Vec<u8>) {
 fn fixture_reset() -> (Record, Vec<u8>) {
     let record = Record {
         format: FORMAT_VERSION,
-        origin: Origin {
+        provenance: Provenance::Origin(Origin {
             at_ns: 1_735_689_603_000_000_000,
             pid: 1,
             actor: None,
             command: vec![],
-        },
+        }),
         prev: unhex(HASH_TITLE_SET),
         event: Event::Reset {
             new_epoch: Epoch(2),
@@ -204,14 +208,15 @@ fn fixture_reset() -> (Record, Vec<u8>) {
     #[rustfmt::skip]
     let bytes = cat(&[
         &[0x01],                                                  // format 1
+        &[0x00],                                                  // Provenance::Origin
         &[0x80, 0xf8, 0xba, 0xb2, 0xee, 0x9f, 0xb4, 0x96, 0x30],  // at_ns
         &[0x01],                                                  // pid 1
         &[0x00],                                                  // actor: None
         &[0x00],                                                  // command: empty
-        &[0x65, 0xe8, 0x94, 0x21, 0x9a, 0xe6, 0x76, 0x09,         // prev: hash of title_set
-          0xe8, 0x58, 0x76, 0xe0, 0xcf, 0x3a, 0x97, 0x3f,
-          0x59, 0x86, 0xff, 0xb2, 0x67, 0x85, 0xfc, 0xa2,
-          0x99, 0x7f, 0x3b, 0x83, 0x2a, 0xa6, 0x57, 0x6f],
+        &[0x5a, 0x6e, 0x67, 0x4e, 0x79, 0x8f, 0x3f, 0xd9,         // prev: hash of title_set
+          0xbb, 0xaa, 0x53, 0x35, 0x8f, 0xe1, 0xe9, 0xb3,
+          0x09, 0xa2, 0xf5, 0xf5, 0x0a, 0xcc, 0x5e, 0x52,
+          0x10, 0xe0, 0x40, 0x9b, 0xed, 0xe9, 0x26, 0x3e],
         &[0x02],                                                  // Event::Reset
         &[0x02],                                                  // new_epoch 2
     ]);
@@ -339,4 +344,28 @@ fn decode_rejects_every_truncation() {
             );
         }
     }
+}
+
+/// Provenance index 1: a later record of a transaction points at the transaction's first
+/// record instead of repeating its origin (an `add` of k URLs stores its command once).
+#[test]
+fn provenance_same_as() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::SameAs(event::Seq(300)),
+        prev: GENESIS,
+        event: Event::Reset {
+            new_epoch: Epoch(3),
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x01],                                                  // Provenance::SameAs
+        &[0xac, 0x02],                                            // seq 300
+        &[0x00; 32],                                              // prev: genesis
+        &[0x02],                                                  // Event::Reset
+        &[0x03],                                                  // new_epoch 3
+    ]);
+    check(record, &bytes, HASH_SAME_AS);
 }

@@ -238,8 +238,8 @@ fn check_replay(path: &Path, model: &Model) -> Result<(), TestCaseError> {
     let mut epochs: Vec<Vec<(String, String)>> = vec![Vec::new()];
     let mut prev = GENESIS;
     let mut last_seq = 0;
-    for item in reader.records().expect("records") {
-        let (seq, record, hash) = item.expect("record decodes");
+    for item in reader.records_with_origin().expect("records") {
+        let (seq, record, hash, origin) = item.expect("record decodes");
         prop_assert_eq!(seq.0, last_seq + 1, "seqs are dense");
         prop_assert_eq!(record.prev, prev, "chain broken at {}", seq.0);
         prop_assert_eq!(
@@ -248,7 +248,7 @@ fn check_replay(path: &Path, model: &Model) -> Result<(), TestCaseError> {
             "re-encoding record {} changes it",
             seq.0
         );
-        prop_assert_eq!(record.origin.at_ns, ctx().now.unix_timestamp_nanos());
+        prop_assert_eq!(origin.at_ns, ctx().now.unix_timestamp_nanos());
         let current = Epoch(epochs.len() as u64);
         match record.event {
             Event::SourceAdded(a) => {
@@ -321,4 +321,44 @@ fn fixed_sequence_matches_model() {
         AddTitled(12, 4),
     ];
     run(&ops).unwrap();
+}
+
+/// A batch of k URLs in one `add` stores its k-URL command line once: the first record of
+/// the transaction carries the origin, the others point at it, and `log` shows the same
+/// origin for all of them.
+#[test]
+fn a_batch_stores_its_command_line_once() {
+    let sb = crate::util::Sandbox::new();
+    let urls: Vec<String> = (0..50)
+        .map(|i| format!("https://batch{i}.example"))
+        .collect();
+    let mut args = vec!["add".to_string()];
+    args.extend(urls.iter().cloned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    sb.ok(&args);
+    let store = Store::open_read(&sb.ledger, Duration::from_secs(5))
+        .expect("open")
+        .expect("exists");
+    let reader = store.read().expect("read");
+    let mut carriers = 0;
+    for item in reader.records().expect("records") {
+        let (seq, record, _) = item.expect("decodes");
+        match record.provenance {
+            event::Provenance::Origin(o) => {
+                carriers += 1;
+                assert_eq!(seq.0, 1);
+                // argv: the binary, --ledger PATH, add, then the 50 URLs.
+                assert_eq!(o.command.len(), 54);
+            }
+            event::Provenance::SameAs(first) => assert_eq!(first.0, 1),
+        }
+    }
+    assert_eq!(carriers, 1);
+    let log: serde_json::Value = serde_json::from_str(&sb.ok(&["log", "--json"])).unwrap();
+    let log = log.as_array().unwrap();
+    assert_eq!(log.len(), 50);
+    assert!(
+        log.iter()
+            .all(|e| e["command"] == log[0]["command"] && e["pid"] == log[0]["pid"])
+    );
 }
