@@ -9,23 +9,26 @@
 //! - `model`: random operation sequences against an in-memory model
 //! - `concurrency`: many real processes writing one ledger
 //! - `lock`: bounded waits and the exclusive maintenance lock
+//! - `crash`: writers killed with SIGKILL mid-write
 
 #[path = "it/util.rs"]
 mod util;
 
-#[path = "it/cli_register.rs"]
-mod cli_register;
-#[path = "it/cli_read.rs"]
-mod cli_read;
 #[path = "it/bad_state.rs"]
 mod bad_state;
-#[path = "it/prop_url.rs"]
-mod prop_url;
-#[path = "it/golden.rs"]
-mod golden;
-#[path = "it/model.rs"]
-mod model;
+#[path = "it/cli_read.rs"]
+mod cli_read;
+#[path = "it/cli_register.rs"]
+mod cli_register;
 #[path = "it/concurrency.rs"]
 mod concurrency;
+#[path = "it/crash.rs"]
+mod crash;
+#[path = "it/golden.rs"]
+mod golden;
 #[path = "it/lock.rs"]
 mod lock;
+#[path = "it/model.rs"]
+mod model;
+#[path = "it/prop_url.rs"]
+mod prop_url;

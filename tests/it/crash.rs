@@ -12,7 +12,10 @@ fn big_ingest_input(sb: &Sandbox, n: usize) -> std::path::PathBuf {
     let items: Vec<String> = (0..n)
         .map(|i| format!(r#"{{"url":"https://k{i}.example/p","title":"P {i}"}}"#))
         .collect();
-    sb.file("big.json", &format!(r#"{{"results":[{}]}}"#, items.join(",")))
+    sb.file(
+        "big.json",
+        &format!(r#"{{"results":[{}]}}"#, items.join(",")),
+    )
 }
 
 /// Regression: the first read after a crash used to fail with "Database has been
@@ -20,7 +23,10 @@ fn big_ingest_input(sb: &Sandbox, n: usize) -> std::path::PathBuf {
 #[test]
 fn reads_after_a_killed_ingest_see_the_committed_state() {
     let sb = Sandbox::new();
-    assert_eq!(sb.ok(&["add", "https://first.example"]), "[1] https://first.example\n");
+    assert_eq!(
+        sb.ok(&["add", "https://first.example"]),
+        "[1] https://first.example\n"
+    );
     let input = big_ingest_input(&sb, 50_000);
     let mut killed_mid_write = false;
     for _attempt in 0..3 {
