@@ -13,5 +13,6 @@ pub mod cli;
 pub mod ledger;
 pub mod render;
 pub mod store;
+pub mod text;
 
 pub use ledger::{AddRequest, Context, Error, Ledger, Source};

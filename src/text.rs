@@ -1,0 +1,29 @@
+//! Text measures shared by quote checking and draft analysis.
+
+/// True for the CJK characters that count as half a word: CJK ideographs
+/// (U+3400–U+9FFF), compatibility ideographs (U+F900–U+FAFF) and kana (U+3040–U+30FF).
+pub fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{3040}'..='\u{30FF}')
+}
+
+/// Whitespace-separated tokens plus half the CJK characters (rounded down): unspaced
+/// CJK prose counts two characters as one word, as in `sources.py`.
+pub fn word_count(text: &str) -> usize {
+    let words = text.split_whitespace().count();
+    let cjk = text.chars().filter(|&c| is_cjk(c)).count();
+    words + cjk / 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::word_count;
+
+    #[test]
+    fn counts_words_and_half_the_cjk_characters() {
+        assert_eq!(word_count("three little words"), 3);
+        assert_eq!(word_count("  spaced\tout \n words  "), 3);
+        assert_eq!(word_count("氷は水より軽い"), 1 + 7 / 2);
+        assert_eq!(word_count("ひらがな"), 1 + 2);
+        assert_eq!(word_count(""), 0);
+    }
+}
