@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the registration workflow on the example data in this folder, in a throwaway
-# ledger: register sources by hand and from JSON search output, then inspect the ledger.
+# The whole workflow on the example data in this folder, in a throwaway ledger:
+# register sources (by hand and from JSON search output), attach verbatim quotes checked
+# against the saved page text, render the Sources block into a draft, verify the draft.
 # Needs only cargo. Usage: bash examples/quickstart.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,16 +13,34 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export CITE_LEDGER="$work/ledger.redb"
 export CITE_ACTOR=quickstart
+cp examples/draft.md "$work/draft.md"
 
-step() { printf '\n$ cite %s\n' "$*"; cite "$@"; }
+step() { printf '\n$ cite'; printf ' %q' "$@"; printf '\n'; cite "$@"; }
 
+# 1. Register every source at retrieval time.
 step reset
-step add https://example.com/a --title "A"
-step add https://example.com/b --title "B"
-step add https://example.com/a/            # same page: same id
-step add doi:10.1000/182 arXiv:2305.14627 --via code
 step ingest examples/search-results.json --via web
-step list
+step add https://physics.example.org/water/density-anomaly/   # same page: same id
+step add doi:10.1000/182 --title "A handbook" --via code
 step list --by-via
+
+# 2. Attach verbatim evidence, copied from the fetched page text.
+step quote 1 --text "Ice is therefore about 9% less dense than the water it forms from" \
+    --from examples/pages/density-anomaly.md
+step quote 1 --text "every molecule is locked into four hydrogen bonds" \
+    --from examples/pages/density-anomaly.md
+step quote 1 --text "a lake freezes from the top down" --from examples/pages/density-anomaly.md
+step quote 3 --text "the bottom of a deep lake stays near 4 °C all winter" \
+    --from examples/pages/lake-ice.md
+printf '\n# a paraphrase is refused:'
+step quote 1 --text "ice is ten percent lighter than water" \
+    --from examples/pages/density-anomaly.md || true
+
+# 3. Render the Sources block into the draft, from the ledger, with the evidence.
+step render --style evidence --replace-in "$work/draft.md"
+printf '\n$ cat draft.md\n'
+cat "$work/draft.md"
+
+# 4. Verify before delivering.
+step verify "$work/draft.md" --evidence --min-coverage 0.5
 step show 1
-step log --id 1

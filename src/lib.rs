@@ -10,6 +10,8 @@
 //! domain values as text and knows nothing of the store.
 
 pub mod cli;
+pub mod draft;
+pub mod evidence;
 pub mod ledger;
 pub mod render;
 pub mod store;

@@ -3,7 +3,7 @@
 use crate::ledger::AddRequest;
 use crate::render;
 
-use super::{CliError, Env};
+use super::{CliError, Env, read_input};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,6 +19,9 @@ pub struct Args {
     /// Route the source came from: web, reddit, rss, video, code, x, or any word
     #[arg(long, value_name = "ROUTE")]
     via: Option<String>,
+    /// Store this file (or - for stdin) as the page text of the source, for later quotes
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<std::path::PathBuf>,
     /// Print the entries as JSON
     #[arg(long)]
     json: bool,
@@ -30,6 +33,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         title: args.title.clone(),
         accessed: args.accessed.clone(),
         via: args.via.clone(),
+        snapshot: args.snapshot.as_deref().map(read_input).transpose()?,
     };
     let sources = env.ledger.add(&env.ctx, &req)?;
     if args.json {

@@ -9,8 +9,11 @@ mod error;
 mod ingest;
 mod list;
 mod log;
+mod quote;
+mod render;
 mod reset;
 mod show;
+mod verify;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -55,6 +58,12 @@ enum Command {
     Log(log::Args),
     /// Show one source and its history
     Show(show::Args),
+    /// Attach a verbatim quote, checked against the fetched page text
+    Quote(quote::Args),
+    /// Render the Sources block (or rewrite it in a draft)
+    Render(render::Args),
+    /// Check a draft's citations against the ledger
+    Verify(verify::Args),
 }
 
 fn parse_wait(s: &str) -> Result<Duration, String> {
@@ -129,7 +138,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(e) if e.code == 0 => 0,
         Err(e) => {
             let _ = out.flush();
-            eprintln!("{}", e.message);
+            // Commands that print their own verdict (verify) fail with an empty message.
+            if !e.message.is_empty() {
+                eprintln!("{}", e.message);
+            }
             e.code
         }
     }
@@ -149,6 +161,9 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::List(a) => list::run(&mut env, &a),
         Command::Log(a) => log::run(&mut env, &a),
         Command::Show(a) => show::run(&mut env, &a),
+        Command::Quote(a) => quote::run(&mut env, &a),
+        Command::Render(a) => render::run(&mut env, &a),
+        Command::Verify(a) => verify::run(&mut env, &a),
     }
 }
 

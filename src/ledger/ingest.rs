@@ -62,7 +62,7 @@ pub fn find_urls(root: &Value) -> (Vec<Found>, Vec<Skipped>) {
                             Ok(url) => {
                                 if seen.insert(url.clone()) {
                                     let title = match first_truthy(obj, &["title", "name"]) {
-                                        Some(Value::String(t)) => t.trim().to_string(),
+                                        Some(Value::String(t)) => super::clean_title(t),
                                         _ => String::new(),
                                     };
                                     found.push(Found {

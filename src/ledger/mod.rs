@@ -6,19 +6,24 @@
 
 pub mod ingest;
 pub mod url;
+mod view;
+
+pub use view::{EventView, LogEntry, RouteCount, SourceDetail, View};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 
-use crate::store::event::{self, Epoch, Event, Origin, Record, Seq, SourceAdded, SourceId};
+use crate::evidence;
+use crate::store::event::{
+    self, Epoch, Event, Origin, QuoteAttached, SourceAdded, SourceId, TextQuote,
+};
 use crate::store::lock::LockMode;
-use crate::store::tables::SourceRow;
-use crate::store::{Reader, Store, StoreError, StoredSource};
+use crate::store::tables::{QuoteRow, SourceRow};
+use crate::store::{Store, StoreError};
 
 /// Errors of ledger operations. [`Error::is_usage`] tells the caller's mistakes (bad
 /// arguments, unreadable input) from failed operations.
@@ -39,6 +44,14 @@ pub enum Error {
     NoUrls,
     #[error("no source [{0}] in the ledger")]
     UnknownSource(u64),
+    #[error(transparent)]
+    Quote(#[from] evidence::QuoteError),
+    #[error(
+        "no evidence text for [{0}] — pass the fetched page with --from FILE (or - for stdin), or register it with `add URL --snapshot FILE`"
+    )]
+    NoEvidence(u64),
+    #[error("--snapshot applies to one URL at a time (got {0})")]
+    SnapshotNeedsOneUrl(usize),
     #[error("no epoch {asked} in the ledger (the current epoch is {current})")]
     UnknownEpoch { asked: u64, current: u64 },
 }
@@ -48,7 +61,11 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            Error::Url(_) | Error::Date(_) | Error::Route(_) | Error::Json(_)
+            Error::Url(_)
+                | Error::Date(_)
+                | Error::Route(_)
+                | Error::Json(_)
+                | Error::SnapshotNeedsOneUrl(_)
         )
     }
 }
@@ -84,33 +101,67 @@ fn format_date(date: time::Date) -> String {
         .expect("a calendar date formats")
 }
 
-/// A source as commands show it.
+/// A source as commands show it. Serializes like a `sources.py` ledger entry (`id`,
+/// `url`, `title`, `accessed`, `quotes` when there are any), plus `via` when set.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Source {
     pub id: u64,
     pub url: String,
     pub title: String,
     pub accessed: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quotes: Vec<Quote>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
 }
 
+/// A verbatim quote attached to a source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Quote {
+    pub text: String,
+    /// The day it was attached, `YYYY-MM-DD`.
+    pub added: String,
+    /// blake3 of the page text it was checked against, hex.
+    pub snapshot: String,
+    /// Where it sits in that text (W3C TextQuoteSelector, character offsets).
+    pub selector: TextQuote,
+}
+
+impl From<QuoteRow> for Quote {
+    fn from(q: QuoteRow) -> Quote {
+        Quote {
+            text: q.text,
+            added: q.added,
+            snapshot: event::hex(&q.snapshot),
+            selector: q.selector,
+        }
+    }
+}
+
 impl Source {
-    fn from_row(id: SourceId, row: SourceRow) -> Source {
+    fn from_row(id: SourceId, row: SourceRow, quotes: Vec<Quote>) -> Source {
         Source {
             id: id.0,
             url: row.url,
             title: row.title,
             accessed: row.accessed,
+            quotes,
             via: row.via,
         }
     }
 }
 
-impl From<StoredSource> for Source {
-    fn from(s: StoredSource) -> Source {
-        Source::from_row(s.id, s.row)
-    }
+/// What `quote` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Attached {
+    pub id: u64,
+    /// Quotes the source carries now.
+    pub quotes: u64,
+    /// False when the same quote (by matching key) was already attached.
+    pub added: bool,
+    pub selector: TextQuote,
+    /// blake3 of the evidence text, hex.
+    pub snapshot: String,
 }
 
 /// A request to register URLs, checked before the store is touched.
@@ -122,6 +173,8 @@ pub struct AddRequest {
     /// `YYYY-MM-DD`; today when absent.
     pub accessed: Option<String>,
     pub via: Option<String>,
+    /// Page text to store for the source; only with exactly one URL.
+    pub snapshot: Option<String>,
 }
 
 /// What `ingest` registered, and what it had to skip.
@@ -136,6 +189,18 @@ pub struct Ingested {
 pub struct Ledger {
     path: PathBuf,
     wait: Duration,
+}
+
+/// A title as stored: trimmed, and each line break with the whitespace around it made
+/// one space, so every rendered entry stays on one line. Other spacing is kept as given,
+/// as `sources.py` keeps it.
+pub fn clean_title(title: &str) -> String {
+    title
+        .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}'])
+        .map(str::trim)
+        .filter(|piece| !piece.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Checks an access date: `YYYY-MM-DD`, a real calendar day.
@@ -185,12 +250,7 @@ impl Ledger {
     /// returns the existing id; a title given later fills an empty title.
     pub fn add(&self, ctx: &Context, req: &AddRequest) -> Result<Vec<Source>> {
         let title = match req.urls.len() {
-            1 => req
-                .title
-                .as_deref()
-                .map(str::trim)
-                .unwrap_or("")
-                .to_string(),
+            1 => clean_title(req.title.as_deref().unwrap_or("")),
             _ => String::new(),
         };
         let mut candidates = Vec::with_capacity(req.urls.len());
@@ -206,7 +266,16 @@ impl Ledger {
             None => ctx.today(),
         };
         let via = req.via.as_deref().map(check_route).transpose()?;
-        self.register(ctx, &candidates, &accessed, via.as_deref())
+        if req.snapshot.is_some() && req.urls.len() != 1 {
+            return Err(Error::SnapshotNeedsOneUrl(req.urls.len()));
+        }
+        self.register(
+            ctx,
+            &candidates,
+            &accessed,
+            via.as_deref(),
+            req.snapshot.as_deref(),
+        )
     }
 
     /// Registers every URL found in JSON tool output, in one transaction.
@@ -226,7 +295,7 @@ impl Ledger {
                 title: f.title,
             })
             .collect();
-        let sources = self.register(ctx, &candidates, &ctx.today(), via.as_deref())?;
+        let sources = self.register(ctx, &candidates, &ctx.today(), via.as_deref(), None)?;
         Ok(Ingested { sources, skipped })
     }
 
@@ -236,6 +305,7 @@ impl Ledger {
         candidates: &[Candidate],
         accessed: &str,
         via: Option<&str>,
+        snapshot: Option<&str>,
     ) -> Result<Vec<Source>> {
         let store = self.open_write()?;
         let origin = ctx.origin();
@@ -257,7 +327,12 @@ impl Ledger {
                         })?;
                         row.title = c.title.clone();
                     }
-                    out.push(Source::from_row(id, row));
+                    let quotes = if row.quotes > 0 {
+                        w.quotes(epoch, id)?.into_iter().map(Quote::from).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    out.push(Source::from_row(id, row, quotes));
                     continue;
                 }
                 let id = next;
@@ -277,8 +352,23 @@ impl Ledger {
                     url: c.url.clone(),
                     title: c.title.clone(),
                     accessed: accessed.to_string(),
+                    quotes: Vec::new(),
                     via: via.map(str::to_string),
                 });
+            }
+            if let (Some(text), [only]) = (snapshot, out.as_slice()) {
+                let id = SourceId(only.id);
+                let hash = w.put_snapshot(text)?;
+                let known = w
+                    .source(epoch, id)?
+                    .is_some_and(|r| r.snapshots.contains(&hash));
+                if !known {
+                    w.append(Event::SnapshotStored {
+                        epoch,
+                        id,
+                        snapshot: hash,
+                    })?;
+                }
             }
             Ok::<_, Error>(out)
         })
@@ -300,250 +390,85 @@ impl Ledger {
         })
     }
 
-    /// A read-only view of `epoch` (the current one when `None`). Creates nothing.
-    pub fn view(&self, epoch: Option<u64>) -> Result<View> {
-        let store = Store::open_read(&self.path, self.wait)?;
-        let reader = store.as_ref().map(Store::read).transpose()?;
-        let current = match &reader {
-            None => Epoch::FIRST,
-            Some(r) => r.epoch()?,
+    /// Attaches `text` to source `id` after checking that it appears verbatim in
+    /// `evidence` (the fetched page text), which is stored as a snapshot. With no
+    /// evidence, the source's latest `add --snapshot` text is used. The same quote twice
+    /// is stored once.
+    pub fn quote(
+        &self,
+        ctx: &Context,
+        id: u64,
+        text: &str,
+        evidence: Option<&str>,
+    ) -> Result<Attached> {
+        let text = text.trim();
+        // Check the wording first, as `sources.py` does: a paraphrase is refused before
+        // the ledger is even opened.
+        let checked = match evidence {
+            Some(page) => Some(evidence::check(text, page)?),
+            None if crate::text::word_count(text) < 3 => {
+                return Err(evidence::QuoteError::TooShort.into());
+            }
+            None => None,
         };
-        let epoch = match epoch {
-            None => current,
-            Some(n) if n >= 1 && n <= current.0 => Epoch(n),
-            Some(n) => {
-                return Err(Error::UnknownEpoch {
-                    asked: n,
-                    current: current.0,
+        let store = self.open_write()?;
+        let origin = ctx.origin();
+        store.write(&origin, self.wait, |w| {
+            let epoch = w.epoch();
+            let sid = SourceId(id);
+            let row = w.source(epoch, sid)?.ok_or(Error::UnknownSource(id))?;
+            let (selector, snapshot) = match (checked, evidence) {
+                (Some(sel), Some(page)) => (sel, w.put_snapshot(page)?),
+                _ => {
+                    let hash = *row.snapshots.last().ok_or(Error::NoEvidence(id))?;
+                    let page = w.snapshot_text(&hash)?.ok_or(StoreError::CorruptedEntry {
+                        what: format!("the snapshot of [{id}]"),
+                        reason: "missing from the snapshots table".into(),
+                    })?;
+                    (evidence::check(text, &page)?, hash)
+                }
+            };
+            let key = evidence::match_key(text);
+            let existing = w.quotes(epoch, sid)?;
+            let selector = TextQuote {
+                exact: selector.exact,
+                prefix: selector.prefix,
+                suffix: selector.suffix,
+                start: selector.start,
+                end: selector.end,
+            };
+            if let Some(q) = existing
+                .iter()
+                .find(|q| evidence::match_key(&q.text) == key)
+            {
+                return Ok(Attached {
+                    id,
+                    quotes: row.quotes,
+                    added: false,
+                    selector: q.selector.clone(),
+                    snapshot: event::hex(&q.snapshot),
                 });
             }
-        };
-        Ok(View {
-            reader,
-            _store: store,
-            epoch,
-            current,
-        })
-    }
-}
-
-/// A consistent read-only snapshot of one epoch of a ledger.
-pub struct View {
-    // Declared before the store so it is dropped first: a read transaction of a
-    // writable redb handle fails once its database is closed.
-    reader: Option<Reader>,
-    _store: Option<Store>,
-    epoch: Epoch,
-    current: Epoch,
-}
-
-/// One record of the log as `log` and `show` present it.
-#[derive(Clone, Debug, Serialize)]
-pub struct LogEntry {
-    pub seq: u64,
-    /// RFC 3339, UTC.
-    pub time: String,
-    pub pid: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub actor: Option<String>,
-    pub command: Vec<String>,
-    pub event: EventView,
-    /// blake3 of this record, hex.
-    pub hash: String,
-    /// blake3 of the previous record, hex.
-    pub prev: String,
-}
-
-/// An event in a form meant for people and JSON readers.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum EventView {
-    SourceAdded {
-        epoch: u64,
-        id: u64,
-        url: String,
-        url_given: String,
-        title: String,
-        accessed: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        via: Option<String>,
-    },
-    TitleSet {
-        epoch: u64,
-        id: u64,
-        title: String,
-    },
-    Reset {
-        new_epoch: u64,
-    },
-}
-
-impl EventView {
-    fn of(event: &Event) -> EventView {
-        match event {
-            Event::SourceAdded(a) => EventView::SourceAdded {
-                epoch: a.epoch.0,
-                id: a.id.0,
-                url: a.url.clone(),
-                url_given: a.url_given.clone(),
-                title: a.title.clone(),
-                accessed: a.accessed.clone(),
-                via: a.via.clone(),
-            },
-            Event::TitleSet { epoch, id, title } => EventView::TitleSet {
-                epoch: epoch.0,
-                id: id.0,
-                title: title.clone(),
-            },
-            Event::Reset { new_epoch } => EventView::Reset {
-                new_epoch: new_epoch.0,
-            },
-        }
-    }
-
-    /// The epoch the event belongs to; a reset belongs to the epoch it starts.
-    pub fn epoch(&self) -> u64 {
-        match self {
-            EventView::SourceAdded { epoch, .. } | EventView::TitleSet { epoch, .. } => *epoch,
-            EventView::Reset { new_epoch } => *new_epoch,
-        }
-    }
-}
-
-fn entry(seq: Seq, record: &Record, hash: &event::Hash, origin: Origin) -> LogEntry {
-    let time = OffsetDateTime::from_unix_timestamp_nanos(origin.at_ns)
-        .ok()
-        .and_then(|t| t.format(&Rfc3339).ok())
-        .unwrap_or_else(|| format!("@{}ns", origin.at_ns));
-    LogEntry {
-        seq: seq.0,
-        time,
-        pid: origin.pid,
-        actor: origin.actor,
-        command: origin.command,
-        event: EventView::of(&record.event),
-        hash: event::hex(hash),
-        prev: event::hex(&record.prev),
-    }
-}
-
-/// A source with its history, for `show`.
-#[derive(Clone, Debug, Serialize)]
-pub struct SourceDetail {
-    pub epoch: u64,
-    #[serde(flatten)]
-    pub source: Source,
-    pub url_given: String,
-    pub history: Vec<LogEntry>,
-}
-
-/// Per-route source counts, for `list --by-via`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RouteCount {
-    /// `None` for sources registered without `--via`.
-    pub via: Option<String>,
-    pub count: u64,
-}
-
-impl View {
-    pub fn epoch(&self) -> Epoch {
-        self.epoch
-    }
-
-    /// The ledger's newest epoch.
-    pub fn current_epoch(&self) -> Epoch {
-        self.current
-    }
-
-    /// Every source of the epoch in id order, streamed.
-    pub fn sources(&self) -> Result<Box<dyn Iterator<Item = Result<Source>> + '_>> {
-        match &self.reader {
-            None => Ok(Box::new(std::iter::empty())),
-            Some(r) => Ok(Box::new(
-                r.sources(self.epoch)?
-                    .map(|s| s.map(Source::from).map_err(Error::from)),
-            )),
-        }
-    }
-
-    pub fn count(&self) -> Result<u64> {
-        match &self.reader {
-            None => Ok(0),
-            Some(r) => Ok(r.count(self.epoch)?),
-        }
-    }
-
-    /// Source `id` of the epoch, or [`Error::UnknownSource`].
-    pub fn source(&self, id: u64) -> Result<Source> {
-        self.stored(id).map(Source::from)
-    }
-
-    fn stored(&self, id: u64) -> Result<StoredSource> {
-        let found = match &self.reader {
-            None => None,
-            Some(r) => r.source(self.epoch, SourceId(id))?,
-        };
-        found.ok_or(Error::UnknownSource(id))
-    }
-
-    /// The log entries that concern source `id` of the epoch, in order.
-    pub fn history(&self, id: u64) -> Result<Vec<LogEntry>> {
-        self.stored(id)?;
-        let Some(r) = &self.reader else {
-            return Ok(Vec::new());
-        };
-        let mut out = Vec::new();
-        for seq in r.history(self.epoch, SourceId(id))? {
-            let record = r.record(seq)?.ok_or(StoreError::Corrupted {
-                seq: seq.0,
-                reason: "history names a record that is not in the log".into(),
-            })?;
-            let origin = r.origin(seq, &record)?;
-            out.push(entry(seq, &record, &record.hash(), origin));
-        }
-        Ok(out)
-    }
-
-    /// A source with its history.
-    pub fn detail(&self, id: u64) -> Result<SourceDetail> {
-        let stored = self.stored(id)?;
-        let url_given = stored.row.url_given.clone();
-        Ok(SourceDetail {
-            epoch: self.epoch.0,
-            source: stored.into(),
-            url_given,
-            history: self.history(id)?,
+            w.append(Event::QuoteAttached(QuoteAttached {
+                epoch,
+                id: sid,
+                text: text.to_string(),
+                snapshot,
+                selector: selector.clone(),
+                added: ctx.today(),
+            }))?;
+            Ok::<_, Error>(Attached {
+                id,
+                quotes: row.quotes + 1,
+                added: true,
+                selector,
+                snapshot: event::hex(&snapshot),
+            })
         })
     }
 
-    /// Every record of the log (all epochs), streamed.
-    pub fn log(&self) -> Result<Box<dyn Iterator<Item = Result<LogEntry>> + '_>> {
-        match &self.reader {
-            None => Ok(Box::new(std::iter::empty())),
-            Some(r) => Ok(Box::new(r.records_with_origin()?.map(|item| {
-                let (seq, record, hash, origin) = item?;
-                Ok(entry(seq, &record, &hash, origin))
-            }))),
-        }
-    }
-
-    /// Sources per route, most common first; sources without a route last.
-    pub fn by_via(&self) -> Result<Vec<RouteCount>> {
-        let mut counts: std::collections::BTreeMap<Option<String>, u64> = Default::default();
-        for s in self.sources()? {
-            *counts.entry(s?.via).or_default() += 1;
-        }
-        let mut out: Vec<RouteCount> = counts
-            .into_iter()
-            .map(|(via, count)| RouteCount { via, count })
-            .collect();
-        out.sort_by(|a, b| {
-            (a.via.is_none(), std::cmp::Reverse(a.count), &a.via).cmp(&(
-                b.via.is_none(),
-                std::cmp::Reverse(b.count),
-                &b.via,
-            ))
-        });
-        Ok(out)
+    /// A read-only view of `epoch` (the current one when `None`). Creates nothing.
+    pub fn view(&self, epoch: Option<u64>) -> Result<View> {
+        View::new(Store::open_read(&self.path, self.wait)?, epoch)
     }
 }

@@ -3,6 +3,8 @@
 //! Pure functions from domain values to text; the CLI decides where the text goes.
 //! Line formats follow `sources.py` where it has them, since tools match on them.
 
+pub mod sources;
+
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -14,13 +16,20 @@ pub fn id_line(s: &Source) -> String {
     format!("[{}] {}", s.id, s.url)
 }
 
-/// `list`: `[ID] URL`, then two spaces and the title if any.
+/// `list`: `[ID] URL`, then two spaces and the title if any, then two spaces and
+/// `(1 quote)` / `(N quotes)` if any.
 pub fn list_line(s: &Source) -> String {
-    if s.title.is_empty() {
-        id_line(s)
-    } else {
-        format!("[{}] {}  {}", s.id, s.url, s.title)
+    let mut line = id_line(s);
+    if !s.title.is_empty() {
+        line.push_str("  ");
+        line.push_str(&s.title);
     }
+    match s.quotes.len() {
+        0 => {}
+        1 => line.push_str("  (1 quote)"),
+        n => line.push_str(&format!("  ({n} quotes)")),
+    }
+    line
 }
 
 /// `list --by-via`: `ROUTE: N`, `(no route)` for sources registered without one.
@@ -53,6 +62,26 @@ pub fn describe(event: &EventView) -> String {
             format!("titled [{id}] \"{title}\" (epoch {epoch})")
         }
         EventView::Reset { new_epoch } => format!("reset: epoch {new_epoch} begins"),
+        EventView::QuoteAttached {
+            epoch,
+            id,
+            text,
+            snapshot,
+            start,
+            end,
+            ..
+        } => format!(
+            "quoted [{id}] \"{text}\" (chars {start}–{end} of snapshot {}) (epoch {epoch})",
+            &snapshot[..12.min(snapshot.len())]
+        ),
+        EventView::SnapshotStored {
+            epoch,
+            id,
+            snapshot,
+        } => format!(
+            "stored page text for [{id}] (snapshot {}) (epoch {epoch})",
+            &snapshot[..12.min(snapshot.len())]
+        ),
     }
 }
 
@@ -100,6 +129,19 @@ pub fn show(d: &SourceDetail) -> Vec<String> {
     out.push(format!("  accessed:  {}", s.accessed));
     if let Some(v) = &s.via {
         out.push(format!("  via:       {v}"));
+    }
+    for h in &d.snapshots {
+        out.push(format!("  snapshot:  {h}"));
+    }
+    if !s.quotes.is_empty() {
+        out.push("quotes:".to_string());
+        for q in &s.quotes {
+            out.push(format!("  > \"{}\"", q.text));
+            out.push(format!(
+                "    checked against snapshot {} at chars {}–{}, attached {}",
+                q.snapshot, q.selector.start, q.selector.end, q.added
+            ));
+        }
     }
     out.push("history:".to_string());
     for e in &d.history {

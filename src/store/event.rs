@@ -68,6 +68,42 @@ pub enum Event {
     },
     /// Index 2: `reset` started `new_epoch`; earlier epochs stay readable.
     Reset { new_epoch: Epoch },
+    /// Index 3: a verbatim quote was checked against page text and attached to a source.
+    QuoteAttached(QuoteAttached),
+    /// Index 4: page text was stored for a source (`add --snapshot`).
+    SnapshotStored {
+        epoch: Epoch,
+        id: SourceId,
+        snapshot: Hash,
+    },
+}
+
+/// Where a quote sits in its snapshot: a W3C TextQuoteSelector, with the character
+/// (Unicode scalar value) offsets of the match.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct TextQuote {
+    /// The snapshot text the quote matched, as it stands there.
+    pub exact: String,
+    /// Up to 32 characters before `exact`.
+    pub prefix: String,
+    /// Up to 32 characters after `exact`.
+    pub suffix: String,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// The fields of [`Event::QuoteAttached`].
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct QuoteAttached {
+    pub epoch: Epoch,
+    pub id: SourceId,
+    /// The quote as the caller gave it (trimmed).
+    pub text: String,
+    /// blake3 of the page text the quote was checked against, a key of `snapshots`.
+    pub snapshot: Hash,
+    pub selector: TextQuote,
+    /// The day it was attached, `YYYY-MM-DD` (UTC).
+    pub added: String,
 }
 
 /// The fields of [`Event::SourceAdded`].

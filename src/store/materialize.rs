@@ -7,8 +7,8 @@
 use redb::{ReadableTable, Table};
 
 use super::StoreError;
-use super::event::{Epoch, Event, Seq};
-use super::tables::{META_EPOCH, SourceRow};
+use super::event::{Epoch, Event, Seq, SourceId};
+use super::tables::{META_EPOCH, QuoteRow, SourceRow};
 
 /// The materialized tables of one write transaction.
 pub struct Views<'t> {
@@ -16,6 +16,7 @@ pub struct Views<'t> {
     pub urls: Table<'t, (u64, &'static str), u64>,
     pub sources: Table<'t, (u64, u64), &'static [u8]>,
     pub history: Table<'t, (u64, u64, u64), ()>,
+    pub quotes: Table<'t, (u64, u64, u64), &'static [u8]>,
 }
 
 /// Applies `event`, recorded at `seq`, to `views`.
@@ -30,6 +31,8 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
                 accessed: added.accessed.clone(),
                 via: added.via.clone(),
                 added: seq.0,
+                quotes: 0,
+                snapshots: Vec::new(),
             };
             views
                 .urls
@@ -38,23 +41,35 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
             views.history.insert((key.0, key.1, seq.0), ())?;
         }
         Event::TitleSet { epoch, id, title } => {
-            let key = (epoch.0, id.0);
-            let bytes = views
-                .sources
-                .get(key)?
-                .map(|g| g.value().to_vec())
-                .ok_or_else(|| StoreError::Corrupted {
-                    seq: seq.0,
-                    reason: format!(
-                        "title set on [{}] of epoch {}, which does not exist",
-                        id.0, epoch.0
-                    ),
-                })?;
-            let mut row = SourceRow::decode(&bytes)
-                .map_err(|reason| StoreError::Corrupted { seq: seq.0, reason })?;
-            row.title = title.clone();
-            views.sources.insert(key, row.encode().as_slice())?;
-            views.history.insert((key.0, key.1, seq.0), ())?;
+            update_source(views, seq, *epoch, *id, "title set", |row| {
+                row.title = title.clone();
+            })?;
+        }
+        Event::QuoteAttached(q) => {
+            let mut n = 0;
+            update_source(views, seq, q.epoch, q.id, "quote attached", |row| {
+                row.quotes += 1;
+                n = row.quotes;
+            })?;
+            let quote = QuoteRow {
+                text: q.text.clone(),
+                snapshot: q.snapshot,
+                selector: q.selector.clone(),
+                added: q.added.clone(),
+                seq: seq.0,
+            };
+            views
+                .quotes
+                .insert((q.epoch.0, q.id.0, n), quote.encode().as_slice())?;
+        }
+        Event::SnapshotStored {
+            epoch,
+            id,
+            snapshot,
+        } => {
+            update_source(views, seq, *epoch, *id, "snapshot stored", |row| {
+                row.snapshots.push(*snapshot);
+            })?;
         }
         Event::Reset { new_epoch } => {
             views
@@ -62,6 +77,35 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
                 .insert(META_EPOCH, new_epoch.0.to_le_bytes().as_slice())?;
         }
     }
+    Ok(())
+}
+
+/// Rewrites the row of source `id` with `change`, and notes the event in its history.
+fn update_source(
+    views: &mut Views<'_>,
+    seq: Seq,
+    epoch: Epoch,
+    id: SourceId,
+    what: &str,
+    change: impl FnOnce(&mut SourceRow),
+) -> Result<(), StoreError> {
+    let key = (epoch.0, id.0);
+    let bytes = views
+        .sources
+        .get(key)?
+        .map(|g| g.value().to_vec())
+        .ok_or_else(|| StoreError::Corrupted {
+            seq: seq.0,
+            reason: format!(
+                "{what} on [{}] of epoch {}, which does not exist",
+                id.0, epoch.0
+            ),
+        })?;
+    let mut row =
+        SourceRow::decode(&bytes).map_err(|reason| StoreError::Corrupted { seq: seq.0, reason })?;
+    change(&mut row);
+    views.sources.insert(key, row.encode().as_slice())?;
+    views.history.insert((key.0, key.1, seq.0), ())?;
     Ok(())
 }
 

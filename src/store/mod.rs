@@ -29,7 +29,10 @@ use event::{
 };
 use lock::{LedgerLock, LockMode};
 use materialize::Views;
-use tables::{EVENTS, HISTORY, META, META_FORMAT, META_HEAD, SOURCES, SourceRow, URLS};
+use tables::{
+    EVENTS, HISTORY, META, META_FORMAT, META_HEAD, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, SourceRow,
+    URLS,
+};
 
 /// redb's page cache per open store. Small on purpose: the 50 MiB peak-memory budget
 /// holds on a million-source ledger only if a full scan cannot fill a large cache.
@@ -178,6 +181,14 @@ impl Store {
                 source,
             })?;
         }
+        // Refuse a sources.py ledger before creating a lock file beside it. Other
+        // foreign bytes are judged under the lock: a file another process is creating
+        // does not show redb's magic number yet.
+        if file_len(path)?.is_some_and(|n| n > 0)
+            && let Err(e @ StoreError::JsonLedger { .. }) = sniff(path)
+        {
+            return Err(e);
+        }
         let deadline = Instant::now() + wait;
         let mut lock = lock::acquire(path, mode, wait)?;
         let db = match file_len(path)? {
@@ -217,7 +228,16 @@ impl Store {
     pub fn open_read(path: &Path, wait: Duration) -> Result<Option<Store>, StoreError> {
         match file_len(path)? {
             None | Some(0) => return Ok(None),
-            Some(_) => sniff(path)?,
+            Some(_) => {
+                if let Err(StoreError::NotALedger { .. }) = sniff(path) {
+                    // Perhaps a file another process is creating, under the exclusive
+                    // lock: judge it again once that lock is free.
+                    let _lock = lock::acquire(path, LockMode::Shared, wait)?;
+                    sniff(path)?;
+                } else {
+                    sniff(path)?;
+                }
+            }
         }
         let db = match builder().open_read_only(path) {
             Ok(db) => Db::Ro(db),
@@ -402,6 +422,28 @@ fn decode_row(epoch: u64, id: u64, bytes: &[u8]) -> Result<SourceRow, StoreError
     })
 }
 
+fn read_quotes(
+    table: &impl ReadableTable<(u64, u64, u64), &'static [u8]>,
+    epoch: Epoch,
+    id: SourceId,
+) -> Result<Vec<QuoteRow>, StoreError> {
+    let mut out = Vec::new();
+    for item in table.range((epoch.0, id.0, 0)..=(epoch.0, id.0, u64::MAX))? {
+        let (k, v) = item?;
+        let row = QuoteRow::decode(v.value()).map_err(|reason| StoreError::CorruptedEntry {
+            what: format!(
+                "quote {} of source [{}] in epoch {}",
+                k.value().2,
+                id.0,
+                epoch.0
+            ),
+            reason,
+        })?;
+        out.push(row);
+    }
+    Ok(out)
+}
+
 /// One write transaction in progress: appends records and keeps the views in step.
 pub struct Writer<'t> {
     origin: &'t Origin,
@@ -409,6 +451,7 @@ pub struct Writer<'t> {
     first: Option<Seq>,
     events: redb::Table<'t, u64, &'static [u8]>,
     views: Views<'t>,
+    snapshots: redb::Table<'t, &'static [u8], &'static [u8]>,
     head: Head,
     epoch: Epoch,
     dirty: bool,
@@ -431,7 +474,9 @@ impl<'t> Writer<'t> {
                 urls: txn.open_table(URLS)?,
                 sources: txn.open_table(SOURCES)?,
                 history: txn.open_table(HISTORY)?,
+                quotes: txn.open_table(QUOTES)?,
             },
+            snapshots: txn.open_table(SNAPSHOTS)?,
             head,
             epoch,
             dirty: false,
@@ -470,6 +515,33 @@ impl<'t> Writer<'t> {
             .map(|(k, _)| k.value().1)
             .unwrap_or(0);
         Ok(SourceId(last + 1))
+    }
+
+    /// The quotes attached to source `id` of `epoch`, in order.
+    pub fn quotes(&self, epoch: Epoch, id: SourceId) -> Result<Vec<QuoteRow>, StoreError> {
+        read_quotes(&self.views.quotes, epoch, id)
+    }
+
+    /// The page text stored under `hash`, if any.
+    pub fn snapshot_text(&self, hash: &Hash) -> Result<Option<String>, StoreError> {
+        match self.snapshots.get(hash.as_slice())? {
+            None => Ok(None),
+            Some(g) => String::from_utf8(g.value().to_vec())
+                .map(Some)
+                .map_err(|_| StoreError::CorruptedEntry {
+                    what: format!("snapshot {}", event::hex(hash)),
+                    reason: "not UTF-8".into(),
+                }),
+        }
+    }
+
+    /// Stores `text` under its blake3 hash (once per distinct text) and returns the hash.
+    pub fn put_snapshot(&mut self, text: &str) -> Result<Hash, StoreError> {
+        let hash = *blake3::hash(text.as_bytes()).as_bytes();
+        if self.snapshots.get(hash.as_slice())?.is_none() {
+            self.snapshots.insert(hash.as_slice(), text.as_bytes())?;
+        }
+        Ok(hash)
     }
 
     /// Appends `event` to the log and applies it to the views.
@@ -514,6 +586,9 @@ impl<'t> Writer<'t> {
 pub struct Reader {
     txn: ReadTransaction,
 }
+
+/// A record of the log with its seq, its hash and its resolved origin.
+pub type LoggedRecord = (Seq, Record, Hash, Origin);
 
 /// One source as the views hold it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -640,6 +715,30 @@ impl Reader {
         }))
     }
 
+    /// The quotes attached to source `id` of `epoch`, in order.
+    pub fn quotes(&self, epoch: Epoch, id: SourceId) -> Result<Vec<QuoteRow>, StoreError> {
+        match self.table(QUOTES)? {
+            None => Ok(Vec::new()),
+            Some(t) => read_quotes(&t, epoch, id),
+        }
+    }
+
+    /// The page text stored under `hash`, if any.
+    pub fn snapshot(&self, hash: &Hash) -> Result<Option<String>, StoreError> {
+        let Some(t) = self.table(SNAPSHOTS)? else {
+            return Ok(None);
+        };
+        match t.get(hash.as_slice())? {
+            None => Ok(None),
+            Some(g) => String::from_utf8(g.value().to_vec())
+                .map(Some)
+                .map_err(|_| StoreError::CorruptedEntry {
+                    what: format!("snapshot {}", event::hex(hash)),
+                    reason: "not UTF-8".into(),
+                }),
+        }
+    }
+
     /// The origin of `record` (at `seq`): its own, or that of its transaction's first
     /// record.
     pub fn origin(&self, seq: Seq, record: &Record) -> Result<Origin, StoreError> {
@@ -667,10 +766,7 @@ impl Reader {
     /// Like [`Reader::records`], with each record's origin resolved.
     pub fn records_with_origin(
         &self,
-    ) -> Result<
-        impl Iterator<Item = Result<(Seq, Record, Hash, Origin), StoreError>> + use<>,
-        StoreError,
-    > {
+    ) -> Result<impl Iterator<Item = Result<LoggedRecord, StoreError>> + use<>, StoreError> {
         let mut last: Option<(Seq, Origin)> = None;
         Ok(self.records()?.map(move |item| {
             let (seq, record, hash) = item?;

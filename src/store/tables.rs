@@ -32,6 +32,40 @@ pub const SOURCES: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("so
 /// `log --id` find a source's history without scanning the log.
 pub const HISTORY: TableDefinition<(u64, u64, u64), ()> = TableDefinition::new("history");
 
+/// blake3 hash (32 bytes) → page text (UTF-8). Content-addressed, not a view: written
+/// once per distinct text, by `quote --from` or `add --snapshot`, in the transaction of
+/// the event that refers to it; never changed. `audit` re-hashes every entry.
+pub const SNAPSHOTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("snapshots");
+
+/// (epoch, id, n) → encoded [`QuoteRow`], n counting from 1 per source. Written when a
+/// quote is attached.
+pub const QUOTES: TableDefinition<(u64, u64, u64), &[u8]> = TableDefinition::new("quotes");
+
+/// One attached quote, postcard-encoded in [`QUOTES`].
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct QuoteRow {
+    pub text: String,
+    pub snapshot: [u8; 32],
+    pub selector: super::event::TextQuote,
+    pub added: String,
+    /// The seq of the event that attached it.
+    pub seq: u64,
+}
+
+impl QuoteRow {
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_stdvec(self).expect("postcard encoding of a quote row")
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<QuoteRow, String> {
+        match postcard::take_from_bytes::<QuoteRow>(bytes) {
+            Ok((row, [])) => Ok(row),
+            Ok((_, rest)) => Err(format!("quote row has {} trailing byte(s)", rest.len())),
+            Err(e) => Err(format!("quote row does not decode: {e}")),
+        }
+    }
+}
+
 /// The materialized state of one source, postcard-encoded in [`SOURCES`].
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct SourceRow {
@@ -42,6 +76,10 @@ pub struct SourceRow {
     pub via: Option<String>,
     /// The seq of the event that added it.
     pub added: u64,
+    /// Number of quotes attached (rows in [`QUOTES`]).
+    pub quotes: u64,
+    /// Page texts stored for it with `add --snapshot`, oldest first.
+    pub snapshots: Vec<[u8; 32]>,
 }
 
 impl SourceRow {

@@ -23,6 +23,10 @@ const HASH_ADDED_BARE: &str = "b1d482e032a577eadf37bc8ebc0d31afcf46c7f717ac502ac
 const HASH_TITLE_SET: &str = "5a6e674e798f3fd9bbaa53358fe1e9b309a2f5f50acc5e5210e0409bede9263e";
 const HASH_RESET: &str = "4eefab139b2fcec790ffd2781b93dbae5f627cff29f42b22ac60fc0c716a1b34";
 const HASH_SAME_AS: &str = "5bd78993fda6505a99cad12856234edcfc184ec647b9a6afe4a74eab0f5d9867";
+const HASH_QUOTE_ATTACHED: &str =
+    "4e6eb0e535b71cef584385f1869f92cf046b804051660ae6051060d7ec0f2d6c";
+const HASH_SNAPSHOT_STORED: &str =
+    "8d876d4c6293224cbf0eab9da78ec9856b83394ae164f40d7c1352e7691f75e4";
 
 /// Joins literal pieces into one fixture; the pieces are laid out field by field.
 fn cat(parts: &[&[u8]]) -> Vec<u8> {
@@ -368,4 +372,72 @@ fn provenance_same_as() {
         &[0x03],                                                  // new_epoch 3
     ]);
     check(record, &bytes, HASH_SAME_AS);
+}
+
+/// Index 3: a quote with its snapshot hash and TextQuoteSelector.
+#[test]
+fn quote_attached() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::SameAs(event::Seq(2)),
+        prev: GENESIS,
+        event: Event::QuoteAttached(event::QuoteAttached {
+            epoch: Epoch(1),
+            id: SourceId(2),
+            text: "less dense than water".into(),
+            snapshot: [0xab; 32],
+            selector: event::TextQuote {
+                exact: "less *dense* than water".into(),
+                prefix: "Ice is ".into(),
+                suffix: ".".into(),
+                start: 7,
+                end: 300,
+            },
+            added: "2025-01-02".into(),
+        }),
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x01, 0x02],                                            // Provenance::SameAs(2)
+        &[0x00; 32],                                              // prev: genesis
+        &[0x03],                                                  // Event::QuoteAttached
+        &[0x01],                                                  // epoch 1
+        &[0x02],                                                  // id 2
+        &[0x15], b"less dense than water",                        // text
+        &[0xab; 32],                                              // snapshot hash
+        &[0x17], b"less *dense* than water",                      // selector.exact
+        &[0x07], b"Ice is ",                                      // selector.prefix
+        &[0x01], b".",                                            // selector.suffix
+        &[0x07],                                                  // selector.start 7
+        &[0xac, 0x02],                                            // selector.end 300
+        &[0x0a], b"2025-01-02",                                   // added
+    ]);
+    check(record, &bytes, HASH_QUOTE_ATTACHED);
+}
+
+/// Index 4: page text stored for a source at registration (`add --snapshot`).
+#[test]
+fn snapshot_stored() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::SameAs(event::Seq(1)),
+        prev: GENESIS,
+        event: Event::SnapshotStored {
+            epoch: Epoch(2),
+            id: SourceId(1),
+            snapshot: [0x5a; 32],
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x01, 0x01],                                            // Provenance::SameAs(1)
+        &[0x00; 32],                                              // prev: genesis
+        &[0x04],                                                  // Event::SnapshotStored
+        &[0x02],                                                  // epoch 2
+        &[0x01],                                                  // id 1
+        &[0x5a; 32],                                              // snapshot hash
+    ]);
+    check(record, &bytes, HASH_SNAPSHOT_STORED);
 }

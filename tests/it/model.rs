@@ -38,11 +38,18 @@ const POOL: &[&str] = &[
 /// Titles as given, including ones that trim to nothing.
 const TITLES: &[&str] = &["A page", "  Padded title  ", "", "   ", "Ünïcödé"];
 
+/// The page text quotes are cut from.
+const PAGE: &str = "Ice is about *nine percent* less dense than liquid water, so it floats \
+                    with a tenth of its volume above the [surface](https://x.example/s).";
+
 #[derive(Clone, Debug)]
 enum Op {
     Add(Vec<usize>),
     AddTitled(usize, usize),
     Reset,
+    /// Quote words `start..start+len` of PAGE for the source in slot `slot` (modulo the
+    /// epoch's size), upper-cased when the flag is set.
+    Quote(usize, usize, usize, bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -50,6 +57,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => prop::collection::vec(0..POOL.len(), 1..4).prop_map(Op::Add),
         3 => (0..POOL.len(), 0..TITLES.len()).prop_map(|(u, t)| Op::AddTitled(u, t)),
         1 => Just(Op::Reset),
+        3 => (0..8usize, 0..12usize, 1..6usize, any::<bool>())
+            .prop_map(|(slot, start, len, upper)| Op::Quote(slot, start, len, upper)),
     ]
 }
 
@@ -57,6 +66,8 @@ fn op() -> impl Strategy<Value = Op> {
 /// events the log should hold.
 struct Model {
     epochs: Vec<Vec<(String, String)>>,
+    /// Quotes per (epoch, id), in order, deduplicated by matching key.
+    quotes: std::collections::HashMap<(u64, u64), Vec<String>>,
     events: usize,
 }
 
@@ -64,8 +75,37 @@ impl Model {
     fn new() -> Model {
         Model {
             epochs: vec![Vec::new()],
+            quotes: Default::default(),
             events: 0,
         }
+    }
+
+    /// The quote text of a Quote op and the id it targets (0 when the epoch is empty).
+    fn quote_target(&self, slot: usize, start: usize, len: usize, upper: bool) -> (u64, String) {
+        // Cut from the page as a reader sees it: markup gone, case folded.
+        let key = cite::evidence::match_key(PAGE);
+        let words: Vec<&str> = key.split(' ').collect();
+        let start = start.min(words.len() - 1);
+        let end = (start + len).min(words.len());
+        let mut text = words[start..end].join(" ");
+        if upper {
+            text = text.to_uppercase();
+        }
+        let n = self.epochs.last().expect("an epoch").len();
+        let id = if n == 0 { 0 } else { (slot % n) as u64 + 1 };
+        (id, text)
+    }
+
+    /// Applies a quote that the ledger accepted; returns the source's quote count.
+    fn quote(&mut self, id: u64, text: &str) -> u64 {
+        let epoch = self.epochs.len() as u64;
+        let list = self.quotes.entry((epoch, id)).or_default();
+        let key = cite::evidence::match_key(text);
+        if !list.iter().any(|q| cite::evidence::match_key(q) == key) {
+            list.push(text.to_string());
+            self.events += 1;
+        }
+        list.len() as u64
     }
 
     /// Applies an add; returns (id, url, title) per input URL, duplicates included.
@@ -157,6 +197,28 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
                 let got = ledger.reset(&ctx).expect("reset");
                 prop_assert_eq!(got, Epoch(model.reset()));
             }
+            Op::Quote(slot, start, len, upper) => {
+                let (id, text) = model.quote_target(*slot, *start, *len, *upper);
+                let got = ledger.quote(&ctx, id.max(1), &text, Some(PAGE));
+                match got {
+                    _ if cite::text::word_count(&text) < 3 => prop_assert!(
+                        matches!(
+                            got,
+                            Err(LedgerError::Quote(cite::evidence::QuoteError::TooShort))
+                        ),
+                        "{:?} for {:?}",
+                        got,
+                        text
+                    ),
+                    _ if id == 0 => prop_assert!(
+                        matches!(got, Err(LedgerError::UnknownSource(1))),
+                        "{:?}",
+                        got
+                    ),
+                    Ok(a) => prop_assert_eq!(a.quotes, model.quote(id, &text)),
+                    Err(e) => prop_assert!(false, "quote {:?} refused: {}", text, e),
+                }
+            }
         }
     }
 
@@ -185,6 +247,15 @@ fn check_views(ledger: &Ledger, model: &Model) -> Result<(), TestCaseError> {
             .map(|(j, (u, t))| (j as u64 + 1, u.clone(), t.clone()))
             .collect();
         prop_assert_eq!(triples(&got), want, "epoch {}", epoch);
+        for s in &got {
+            let texts: Vec<String> = s.quotes.iter().map(|q| q.text.clone()).collect();
+            let want = model
+                .quotes
+                .get(&(epoch, s.id))
+                .cloned()
+                .unwrap_or_default();
+            prop_assert_eq!(texts, want, "quotes of [{}] in epoch {}", s.id, epoch);
+        }
         prop_assert_eq!(view.count().expect("count"), got.len() as u64);
         for s in &got {
             prop_assert_eq!(&s.accessed, TODAY);
@@ -236,6 +307,7 @@ fn check_replay(path: &Path, model: &Model) -> Result<(), TestCaseError> {
     };
     let reader = store.read().expect("read");
     let mut epochs: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    let mut quotes: std::collections::HashMap<(u64, u64), Vec<String>> = Default::default();
     let mut prev = GENESIS;
     let mut last_seq = 0;
     for item in reader.records_with_origin().expect("records") {
@@ -276,11 +348,22 @@ fn check_replay(path: &Path, model: &Model) -> Result<(), TestCaseError> {
                 prop_assert!(!epochs.last().expect("an epoch").is_empty());
                 epochs.push(Vec::new());
             }
+            Event::QuoteAttached(q) => {
+                prop_assert_eq!(q.epoch, current);
+                let page = reader
+                    .snapshot(&q.snapshot)
+                    .expect("snapshot")
+                    .expect("stored");
+                prop_assert_eq!(page.as_str(), PAGE);
+                quotes.entry((q.epoch.0, q.id.0)).or_default().push(q.text);
+            }
+            Event::SnapshotStored { .. } => prop_assert!(false, "no op stores snapshots"),
         }
         prev = hash;
         last_seq = seq.0;
     }
     prop_assert_eq!(&epochs, &model.epochs);
+    prop_assert_eq!(&quotes, &model.quotes);
     let head = reader.head().expect("head");
     prop_assert_eq!(head.seq.0, last_seq);
     prop_assert_eq!(head.hash, prev);

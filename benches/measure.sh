@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Whole-process measurements of `cite` against the SPEC §5 numbers.
+#
+# Needs only cargo, python3 and /usr/bin/time (GNU time, for peak RSS). Installs nothing.
+# Builds --release, builds ledgers of 0, 100,000 and 1,000,000 sources in a temp dir
+# (removed on exit; set KEEP=1 to keep it), then prints each measurement and a markdown
+# table. Usage: benches/measure.sh   (env: RUNS=50 adds per ledger, WORK=/some/dir)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+RUNS="${RUNS:-50}"
+
+cargo build --release --quiet
+CITE="$PWD/target/release/cite"
+[ -x "$CITE" ] || { echo "no release binary at $CITE" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time (GNU time) is required" >&2; exit 1; }
+
+WORK="${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/cite-measure.XXXXXX")}"
+mkdir -p "$WORK"
+if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$WORK"' EXIT; fi
+echo "binary: $CITE"
+echo "work dir: $WORK"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+echo
+
+env -u CITE_LEDGER -u CITE_ACTOR python3 - "$CITE" "$WORK" "$RUNS" <<'PY'
+import json, os, statistics, subprocess, sys, time
+
+cite, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+DEVNULL = subprocess.DEVNULL
+rows = []  # (measurement, value, target, verdict)
+
+def gen_input(n, host="site"):
+    path = os.path.join(work, f"in-{host}-{n}.json")
+    with open(path, "w") as f:
+        f.write('{"results":[')
+        for i in range(n):
+            if i:
+                f.write(",")
+            f.write(f'{{"url":"https://{host}{i % 1000}.example/page/{i}",'
+                    f'"title":"Page {i} of a generated corpus"}}')
+        f.write("]}")
+    return path
+
+def run(args, stdout=DEVNULL):
+    r = subprocess.run([cite, *args], stdin=DEVNULL, stdout=stdout, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        sys.exit(f"failed: cite {' '.join(args)}: {r.stderr.decode(errors='replace')}")
+
+def timed(args):
+    t = time.perf_counter()
+    run(args)
+    return time.perf_counter() - t
+
+def rss(args):
+    """Wall seconds and peak RSS (KiB) of one run, via GNU time."""
+    r = subprocess.run(["/usr/bin/time", "-f", "%e %M", cite, *args],
+                       stdin=DEVNULL, stdout=DEVNULL, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        sys.exit(f"failed: cite {' '.join(args)}: {r.stderr.decode(errors='replace')}")
+    wall, kib = r.stderr.decode().strip().splitlines()[-1].split()
+    return float(wall), int(kib)
+
+def ms(s):
+    return f"{s * 1000:.2f} ms"
+
+def mib(kib):
+    return f"{kib / 1024:.1f} MiB"
+
+counter = 0
+def add_medians(ledgers, n=runs, warmup=3):
+    """Median, min and max wall time of `n` adds of new URLs into each ledger. The ledgers
+    take turns, so a burst of load from other processes hits all of them alike."""
+    global counter
+    ts = {name: [] for name in ledgers}
+    for _ in range(warmup):
+        for ledger in ledgers.values():
+            counter += 1
+            run(["--ledger", ledger, "add", f"https://warm.example/{counter}"])
+    for _ in range(n):
+        for name, ledger in ledgers.items():
+            counter += 1
+            ts[name].append(timed(["--ledger", ledger, "add", f"https://fresh.example/new/{counter}"]))
+    return {name: (statistics.median(t), min(t), max(t)) for name, t in ts.items()}
+
+def load():
+    return open("/proc/loadavg").read().split()[0]
+
+def read_median(args, n=runs):
+    run(args)  # warm the page cache
+    return statistics.median(timed(args) for _ in range(n))
+
+# Floor: what spawning a trivial process costs from this harness.
+floor = statistics.median(
+    (lambda t: (subprocess.run(["/bin/true"]), time.perf_counter() - t)[1])(time.perf_counter())
+    for _ in range(runs))
+print(f"load average at start: {load()} (other processes on the machine skew the timings)")
+print(f"spawn floor (/bin/true from python): {ms(floor)}")
+rows.append(("spawn floor: `/bin/true` from the harness", ms(floor), "—", "reference"))
+
+# Ledgers.
+in100k = gen_input(100_000)
+in1m = gen_input(1_000_000)
+l0 = os.path.join(work, "l0.redb")
+l100k = os.path.join(work, "l100k.redb")
+l1m = os.path.join(work, "l1m.redb")
+
+ing = []
+for i in range(3):
+    path = l100k if i == 0 else os.path.join(work, f"scratch-{i}.redb")
+    ing.append(rss(["--ledger", path, "ingest", in100k]))
+    if i:
+        os.remove(path)
+ing_med = statistics.median(w for w, _ in ing)
+ing_rss = max(k for _, k in ing)
+print(f"ingest 100k (3 runs): median {ing_med:.2f} s, peak RSS {mib(ing_rss)}")
+rows.append(("`ingest` 100k URLs, fresh ledger (median of 3)", f"{ing_med:.2f} s",
+             "< 2 s", "met" if ing_med < 2 else "MISSED"))
+rows.append(("peak RSS, `ingest` 100k", mib(ing_rss), "—", "not a 1M-ledger command"))
+
+w1m, k1m = rss(["--ledger", l1m, "ingest", in1m])
+print(f"ingest 1M (builds the 1M ledger): {w1m:.2f} s, peak RSS {mib(k1m)}")
+rows.append(("`ingest` 1M URLs (builds the 1M ledger)", f"{w1m:.2f} s", "—", "reference"))
+rows.append(("peak RSS, `ingest` 1M URLs into a fresh ledger", mib(k1m), "< 50 MiB",
+             "met" if k1m < 50 * 1024 else "MISSED"))
+for p in (in100k, in1m):
+    os.remove(p)
+
+# add into 0 / 100k / 1M.
+med = {}
+print(f"load average before the adds: {load()}")
+for name, (m, lo, hi) in add_medians({"0": l0, "100k": l100k, "1M": l1m}).items():
+    med[name] = m
+    print(f"add into {name}: median {ms(m)} (min {ms(lo)}, max {ms(hi)}, {runs} runs)")
+rows.append((f"`add` new URL, empty ledger (median of {runs})", ms(med["0"]), "—", "baseline"))
+rows.append((f"`add` new URL, 100k ledger (median of {runs})", ms(med["100k"]), "< 5 ms",
+             "met" if med["100k"] < 0.005 else "MISSED"))
+ratio = med["100k"] / med["0"]
+rows.append(("`add` 100k ÷ empty", f"{ratio:.2f}×", "≤ 1.5×", "met" if ratio <= 1.5 else "MISSED"))
+rows.append((f"`add` new URL, 1M ledger (median of {runs})", ms(med["1M"]), "—", "reference"))
+
+# Read-only commands on 100k.
+for label, args in (("`show 1`", ["show", "1"]),
+                    ("`list --epoch 1 >/dev/null` (full dump)", ["list", "--epoch", "1"])):
+    m = read_median(["--ledger", l100k, *args])
+    print(f"{label} on 100k: median {ms(m)}")
+    if args[0] == "show":
+        rows.append((f"{label}, 100k ledger (median of {runs})", ms(m), "< 3 ms",
+                     "met" if m < 0.003 else "MISSED"))
+    else:
+        rows.append((f"{label}, 100k ledger (median of {runs})", ms(m), "— (not a §5 read)",
+                     "reference"))
+
+# Peak memory on 1M.
+for label, args in (("`add` new URL", ["add", "https://rss.example/one"]),
+                    ("`show 1`", ["show", "1"]),
+                    ("`list --json >/dev/null`", ["list", "--json"])):
+    w, k = rss(["--ledger", l1m, *args])
+    print(f"peak RSS on 1M, {label}: {mib(k)} ({w:.2f} s)")
+    rows.append((f"peak RSS, {label}, 1M ledger", mib(k), "< 50 MiB",
+                 "met" if k < 50 * 1024 else "MISSED"))
+
+in100k_new = gen_input(100_000, host="other")
+w, k = rss(["--ledger", l1m, "ingest", in100k_new])
+os.remove(in100k_new)
+print(f"ingest 100k new URLs into the 1M ledger: {w:.2f} s, peak RSS {mib(k)}")
+rows.append(("`ingest` 100k new URLs into the 1M ledger", f"{w:.2f} s", "—", "reference"))
+rows.append(("peak RSS, `ingest` 100k new URLs into the 1M ledger", mib(k), "< 50 MiB",
+             "met" if k < 50 * 1024 else "MISSED"))
+for name, p in (("100k", l100k), ("1M", l1m)):
+    print(f"ledger file size {name}: {os.path.getsize(p) / 2**20:.0f} MiB")
+
+print(f"load average at the end: {load()}")
+print()
+print("| measurement | value | target | verdict |")
+print("|---|---|---|---|")
+for r in rows:
+    print("| " + " | ".join(r) + " |")
+PY

@@ -1,0 +1,88 @@
+//! `cite render`: the Sources block, to stdout or rewritten in place in a draft.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::draft;
+use crate::ledger::Source;
+use crate::render::sources::{self, IdSet, Style};
+
+use super::{CliError, Env, read_input};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Block style
+    #[arg(long, value_enum, default_value = "markdown")]
+    style: Style,
+    /// Ids to include, e.g. 1,3,5-7
+    #[arg(long, value_name = "IDS")]
+    only: Option<String>,
+    /// Include only ids cited in this draft's prose
+    #[arg(long, value_name = "FILE")]
+    cited_in: Option<PathBuf>,
+    /// Rewrite this draft's Sources block in place (implies --cited-in on it)
+    #[arg(long, value_name = "FILE")]
+    replace_in: Option<PathBuf>,
+    /// Read this epoch instead of the current one
+    #[arg(long, value_name = "N")]
+    epoch: Option<u64>,
+}
+
+pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
+    let only = args
+        .only
+        .as_deref()
+        .map(IdSet::parse)
+        .transpose()
+        .map_err(|e| CliError::usage(format!("--only: {e}")))?;
+    let draft_path = args.replace_in.as_ref().or(args.cited_in.as_ref());
+    let draft_text = draft_path.map(|p| read_input(p)).transpose()?;
+    let cited = draft_text.as_deref().map(draft::cited_ids);
+
+    let view = env.ledger.view(args.epoch)?;
+    let mut picked: Vec<Source> = Vec::new();
+    for s in view.sources()? {
+        let s = s?;
+        let keep = only.as_ref().is_none_or(|o| o.contains(s.id))
+            && cited.as_ref().is_none_or(|c| c.contains(&s.id));
+        if keep {
+            picked.push(s);
+        }
+    }
+    let block = sources::block(&picked, args.style);
+    if block.is_empty() {
+        return Err(CliError {
+            code: 1,
+            message: "no sources to render".into(),
+        });
+    }
+    match (&args.replace_in, draft_text) {
+        (Some(path), Some(text)) => {
+            let body = draft::body_without_block(&text);
+            let rewritten = format!("{}\n\n{}\n", body.trim_end_matches('\n'), block);
+            write_atomically(path, &rewritten)?;
+            writeln!(env.out, "Sources block rewritten in {}", path.display())?;
+        }
+        _ => writeln!(env.out, "{block}")?,
+    }
+    Ok(())
+}
+
+/// Replaces `path` with `text` through a temporary file in the same folder, so a crash
+/// leaves either the old draft or the new one, never half of one.
+fn write_atomically(path: &Path, text: &str) -> Result<(), CliError> {
+    let fail =
+        |e: std::io::Error| CliError::failed(format!("cannot rewrite {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.write_all(text.as_bytes()).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}

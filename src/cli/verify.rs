@@ -1,0 +1,130 @@
+//! `cite verify DRAFT`: check a draft's citations, Sources block, coverage and evidence
+//! against the ledger.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::draft::{self, LedgerFacts, VerifyOptions};
+use crate::ledger::url::canonicalize;
+
+use super::{CliError, Env};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The draft to check
+    draft: PathBuf,
+    /// Treat warnings as failures
+    #[arg(long)]
+    strict: bool,
+    /// Required share of prose sentences with declared provenance, e.g. 0.5
+    #[arg(long, value_name = "F")]
+    min_coverage: Option<f64>,
+    /// Require every cited source to carry at least one verbatim quote
+    #[arg(long)]
+    evidence: bool,
+    /// Read this epoch instead of the current one
+    #[arg(long, value_name = "N")]
+    epoch: Option<u64>,
+    /// Print the whole report as one JSON object
+    #[arg(long)]
+    json: bool,
+}
+
+/// What verification needs to know of each source.
+struct Facts {
+    by_id: HashMap<u64, (String, Vec<String>)>,
+}
+
+impl LedgerFacts for Facts {
+    fn url(&self, id: u64) -> Option<String> {
+        self.by_id.get(&id).map(|(u, _)| u.clone())
+    }
+    fn has_quotes(&self, id: u64) -> bool {
+        self.by_id.get(&id).is_some_and(|(_, q)| !q.is_empty())
+    }
+    fn ids(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.by_id.keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+    fn quoted_count(&self) -> usize {
+        self.by_id.values().filter(|(_, q)| !q.is_empty()).count()
+    }
+}
+
+pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
+    if let Some(f) = args.min_coverage
+        && !(0.0..=1.0).contains(&f)
+    {
+        return Err(CliError::usage(format!(
+            "--min-coverage {f} is not a share between 0 and 1 (e.g. 0.6)"
+        )));
+    }
+    let text = match std::fs::read(&args.draft) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+            CliError::usage(format!(
+                "cannot read {}: it is not UTF-8 text",
+                args.draft.display()
+            ))
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound || args.draft.is_dir() => {
+            return Err(CliError::usage(format!(
+                "no such draft: {}",
+                args.draft.display()
+            )));
+        }
+        Err(e) => return Err(CliError::unreadable(&args.draft, &e)),
+    };
+    let view = env.ledger.view(args.epoch)?;
+    let mut by_id = HashMap::new();
+    for s in view.sources()? {
+        let s = s?;
+        let quotes = s.quotes.into_iter().map(|q| q.text).collect();
+        by_id.insert(s.id, (s.url, quotes));
+    }
+    let facts = Facts { by_id };
+    let opts = VerifyOptions {
+        strict: args.strict,
+        min_coverage: args.min_coverage,
+        evidence: args.evidence,
+    };
+    let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
+    let report = draft::verify(&text, &facts, &opts, &normalize);
+
+    if args.json {
+        let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+        writeln!(env.out, "{json}")?;
+    } else {
+        writeln!(env.out, "info: {}", report.stats)?;
+        if args.evidence {
+            for id in draft::cited_ids(&text) {
+                if let Some((_, quotes)) = facts.by_id.get(&id) {
+                    for q in quotes {
+                        writeln!(env.out, "info: evidence [{id}]: \"{q}\"")?;
+                    }
+                }
+            }
+        }
+        for w in &report.warnings {
+            writeln!(env.out, "warn: {}", draft::located(w))?;
+        }
+        env.out.flush()?;
+        for e in &report.errors {
+            eprintln!("FAIL: {}", draft::located(e));
+        }
+        let verdict = if report.exit_code == 0 {
+            "citations OK"
+        } else {
+            "verification failed"
+        };
+        writeln!(env.out, "{verdict}")?;
+    }
+    if report.exit_code == 0 {
+        Ok(())
+    } else {
+        Err(CliError {
+            code: report.exit_code,
+            message: String::new(),
+        })
+    }
+}

@@ -1,0 +1,228 @@
+//! Whole-draft tests of `analyze`, `cited_ids` and `body_without_block`.
+
+use super::{BlockEntry, Citation, analyze, body_without_block, cited_ids};
+
+fn ids(draft: &str) -> Vec<u64> {
+    analyze(draft).citations.iter().map(|c| c.id).collect()
+}
+
+#[test]
+fn citations_carry_their_line() {
+    let a = analyze("# T [3]\n\nA claim here.[1][2]\n| cell [4] |\n");
+    assert_eq!(
+        a.citations,
+        [
+            Citation { id: 3, line: 1 },
+            Citation { id: 1, line: 3 },
+            Citation { id: 2, line: 3 },
+            Citation { id: 4, line: 4 },
+        ]
+    );
+    // Headings and table rows hold citations but no sentences.
+    assert_eq!(a.sentences.len(), 0);
+}
+
+#[test]
+fn links_and_reference_definitions_are_not_citations() {
+    assert_eq!(
+        ids("See [1](https://x.org) and\n[2]: https://y.org\n"),
+        Vec::<u64>::new()
+    );
+}
+
+#[test]
+fn fenced_code_is_not_prose() {
+    for fence in ["```", "~~~"] {
+        let draft = format!(
+            "A real claim is here.[1]\n{fence}python\nx = a[2]  # Not a sentence at all.\n{fence}\nAnother claim stands here.\n"
+        );
+        let a = analyze(&draft);
+        assert_eq!(ids(&draft), [1], "{fence}");
+        let texts: Vec<_> = a.sentences.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["A real claim is here.[1]", "Another claim stands here."]
+        );
+    }
+}
+
+#[test]
+fn a_sources_header_inside_a_fence_is_ignored() {
+    let draft = "A real claim is here.[1]\n\n```\n## Sources\n[1] https://a.org\n```\n";
+    let a = analyze(draft);
+    assert_eq!(a.block, None);
+    assert_eq!(ids(draft), [1]);
+    assert_eq!(body_without_block(draft), draft.trim_end());
+}
+
+#[test]
+fn author_prose_under_a_sources_heading_stays_prose() {
+    let draft = "# Report\n\nIce floats on water.[1]\n\n## Sources\n\nWe relied on three field studies.[2]\n";
+    let a = analyze(draft);
+    assert_eq!(a.block, None);
+    assert_eq!(ids(draft), [1, 2]);
+    assert_eq!(a.sentences.len(), 2);
+    assert_eq!(body_without_block(draft), draft.trim_end());
+}
+
+#[test]
+fn the_block_is_not_prose() {
+    let draft = "Ice floats on water.[1]\n\n## Sources\n\n[1] https://a.org — A title of several words\n[2] https://b.org\n";
+    let a = analyze(draft);
+    assert_eq!(ids(draft), [1]);
+    assert_eq!(a.sentences.len(), 1);
+    let block = a.block.unwrap();
+    assert_eq!(block.header_line, 3);
+    assert_eq!(
+        block.entries,
+        [
+            BlockEntry {
+                id: 1,
+                url: "https://a.org".into(),
+                line: 5
+            },
+            BlockEntry {
+                id: 2,
+                url: "https://b.org".into(),
+                line: 6
+            },
+        ]
+    );
+}
+
+#[test]
+fn the_last_header_wins() {
+    // An earlier "Sources" heading with prose under it is prose; the trailing one is the block.
+    let draft =
+        "## Sources\nWe read many of them carefully.[1]\n\n**Sources:**\n[1] https://a.org\n";
+    let a = analyze(draft);
+    assert_eq!(a.block.unwrap().header_line, 4);
+    assert_eq!(a.sentences.len(), 1);
+}
+
+#[test]
+fn trailing_footnote_and_bibtex_blocks_are_blocks_not_prose() {
+    let f = "Ice floats on water.[1]\n\n[^1]: https://a.org — A long title with words\n";
+    let a = analyze(f);
+    assert_eq!(a.sentences.len(), 1);
+    let block = a.block.unwrap();
+    assert_eq!(block.header_line, 3);
+    assert_eq!(
+        block.entries,
+        [BlockEntry {
+            id: 1,
+            url: "https://a.org".into(),
+            line: 3
+        }]
+    );
+    let b = "Ice floats on water.[1]\n\n@misc{source1,\n  title = {A long title with words},\n  howpublished = {\\url{https://a.org}},\n}\n";
+    let a = analyze(b);
+    assert_eq!(a.sentences.len(), 1);
+    assert_eq!(
+        a.block.unwrap().entries,
+        [BlockEntry {
+            id: 1,
+            url: "https://a.org".into(),
+            line: 3
+        }]
+    );
+}
+
+#[test]
+fn blockquotes_are_prose() {
+    let a = analyze("> Quoted claim with four words.[1]\n");
+    assert_eq!(a.sentences[0].cited, [1]);
+}
+
+#[test]
+fn cited_ids_reads_only_prose() {
+    let draft =
+        "A claim.[2] word[7]\n```\n[3]\n```\n\n## Sources\n[2] https://b.org\n[5] https://e.org\n";
+    assert_eq!(cited_ids(draft).into_iter().collect::<Vec<_>>(), [2, 7]);
+}
+
+const BODY: &str = "# Report\n\nIce floats on water.[1] Steam rises.[3]\n";
+
+fn styles() -> Vec<(&'static str, String)> {
+    let bib = |id: u64, url: &str| {
+        format!(
+            "@misc{{source{id},\n  title = {{T}},\n  howpublished = {{\\url{{{url}}}}},\n  note = {{Accessed 2024-05-01}}\n}}"
+        )
+    };
+    vec![
+        ("markdown", "## Sources\n\n[1] https://a.org/x — Title A\n[3] https://c.org".into()),
+        ("plain", "Sources:\n[1] https://a.org/x — Title A\n[3] https://c.org".into()),
+        (
+            "evidence",
+            "## Sources\n\n[1] https://a.org/x — Title A\n    > \"Ice is less dense.\"\n    > \"A second quote.\"\n[3] https://c.org".into(),
+        ),
+        ("footnotes", "[^1]: https://a.org/x — Title A\n[^3]: https://c.org".into()),
+        ("bibtex", format!("{}\n{}", bib(1, "https://a.org/x"), bib(3, "https://c.org"))),
+        ("bibtex-spaced", format!("{}\n\n{}", bib(1, "https://a.org/x"), bib(3, "https://c.org"))),
+    ]
+}
+
+/// What `render --replace-in` does with a body and a block.
+fn replace(draft: &str, block: &str) -> String {
+    format!("{}\n\n{block}\n", body_without_block(draft))
+}
+
+#[test]
+fn body_without_block_is_idempotent_for_every_style() {
+    for (name, block) in styles() {
+        let once = replace(BODY, &block);
+        assert_eq!(body_without_block(&once), BODY.trim_end(), "{name}");
+        let twice = replace(&once, &block);
+        assert_eq!(twice, once, "{name}");
+        assert_eq!(
+            cited_ids(&once).into_iter().collect::<Vec<_>>(),
+            [1, 3],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn switching_styles_replaces_the_block() {
+    for (from, old) in styles() {
+        for (to, new) in styles() {
+            let draft = replace(&replace(BODY, &old), &new);
+            assert_eq!(
+                draft,
+                format!("{}\n\n{new}\n", BODY.trim_end()),
+                "{from} -> {to}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stacked_stale_blocks_all_go() {
+    let (_, md) = &styles()[0];
+    let (_, foot) = &styles()[3];
+    let draft = format!("{BODY}\n{md}\n\n{foot}\n\n{md}\n");
+    assert_eq!(body_without_block(&draft), BODY.trim_end());
+}
+
+#[test]
+fn body_without_block_keeps_author_text() {
+    for draft in [
+        "Intro.\n\n## Sources\n\nI also read widely beyond these.\n",
+        "Intro.\n\n## Sources\n[1] https://a.org\nA closing remark by the author.\n",
+        "Intro.\n\n## Sources\n\n[1] and [2] disagree on the date; we follow [2].\n",
+        "Intro.\n\n[^1]: My own aside, not a URL.\n",
+        "Intro.\n\n```\n## Sources\n[1] https://a.org\n```\n",
+        "Intro.\n\n> ## Sources\n> [1] https://a.org\n",
+    ] {
+        assert_eq!(body_without_block(draft), draft.trim_end(), "{draft:?}");
+    }
+}
+
+#[test]
+fn body_without_block_handles_crlf_and_empty_drafts() {
+    let draft = "Claim here.[1]\r\n\r\n## Sources\r\n\r\n[1] https://a.org\r\n";
+    assert_eq!(body_without_block(draft), "Claim here.[1]");
+    assert_eq!(body_without_block(""), "");
+    assert_eq!(body_without_block("## Sources\n[1] https://a.org\n"), "");
+    assert_eq!(body_without_block("\n\n  \n"), "");
+}

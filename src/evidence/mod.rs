@@ -1,0 +1,224 @@
+//! Quote matching: is a quote verbatim in the evidence text, and where does it sit.
+//!
+//! Pure functions, no store and no I/O. Matching follows `sources.py`: both sides are
+//! reduced to a [`match_key`] (inline links count as their label, `* _ \` ~` and
+//! backslash escapes before punctuation are dropped, whitespace runs collapse, case folds
+//! as Python's `str.casefold()`), and the quote's key must occur in the evidence's key.
+//! Beyond the reference, [`find`] reports the match as a W3C TextQuoteSelector over the
+//! original evidence text, so a stored quote can be located and re-checked in its
+//! snapshot.
+
+mod key;
+
+#[cfg(test)]
+mod tests;
+
+use key::{Origin, Resume, Sink};
+
+/// Characters of context kept on each side of a match.
+const CONTEXT: usize = 32;
+
+/// Key bytes between the resume points kept while keying the evidence.
+const RESUME_EVERY: usize = if cfg!(test) { 8 } else { 16 * 1024 };
+
+/// W3C TextQuoteSelector over the original evidence text (offsets in Unicode scalar
+/// values, i.e. chars).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Selector {
+    /// The evidence text from `start` to `end`, as it stands there (markdown included).
+    pub exact: String,
+    /// Up to 32 characters before `start`.
+    pub prefix: String,
+    /// Up to 32 characters after `end`.
+    pub suffix: String,
+    /// Char offset of the first original character that produced the match, or of the
+    /// `[` of the link whose label it lies in.
+    pub start: u64,
+    /// Char offset just past the last original character that produced the match, or
+    /// past the `)` of the link whose label it lies in.
+    pub end: u64,
+}
+
+/// Why a quote was rejected. The messages are the CLI's, without `error: `.
+///
+/// Not `#[non_exhaustive]`: the spec closes the set of outcomes of a quote check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QuoteError {
+    #[error("quote too short — use at least 3 words of verbatim text")]
+    TooShort,
+    #[error(
+        "quote not found verbatim in the evidence text — copy the exact wording from the fetched page, do not paraphrase"
+    )]
+    NotFound,
+}
+
+/// The normalized form both sides of a match are compared in: exactly `sources.py`'s
+/// `_match_key`.
+pub fn match_key(text: &str) -> String {
+    let mut key = String::with_capacity(text.len());
+    key::normalize(text, Resume::START, &mut key);
+    key
+}
+
+/// Where the first occurrence of `quote`'s key sits in `evidence`; `None` when it does
+/// not occur, or when the quote's key is empty.
+pub fn find(quote: &str, evidence: &str) -> Option<Selector> {
+    let needle = match_key(quote);
+    if needle.is_empty() {
+        return None;
+    }
+    let mut keyed = Keyed::new(evidence.len());
+    key::normalize(evidence, Resume::START, &mut keyed);
+    let at = keyed.key.find(&needle)?;
+    // A second run of the same pass, from the last resume point before the match, maps
+    // the match back to the original text and stops at its end. It spares a full map
+    // (4 bytes per key byte) at the cost of re-reading at most `RESUME_EVERY` key bytes
+    // before the match, plus the match.
+    let from = keyed.resume_before(at);
+    let mut locate = Locate::new(from.key_len, at, at + needle.len() - 1);
+    key::normalize(evidence, from, &mut locate);
+    let (start, end) = locate.finish(evidence)?;
+    Some(selector(evidence, start, end))
+}
+
+/// Checks a quote against the evidence as the `quote` command does: trimmed, at least 3
+/// words ([`crate::text::word_count`]), and verbatim by [`match_key`].
+pub fn check(quote: &str, evidence: &str) -> Result<Selector, QuoteError> {
+    let quote = quote.trim();
+    if crate::text::word_count(quote) < 3 {
+        return Err(QuoteError::TooShort);
+    }
+    find(quote, evidence).ok_or(QuoteError::NotFound)
+}
+
+/// The selector for the original bytes `start..end` of `text` (char boundaries).
+fn selector(text: &str, start: usize, end: usize) -> Selector {
+    let before = &text[..start];
+    let prefix_from = before
+        .char_indices()
+        .rev()
+        .nth(CONTEXT - 1)
+        .map_or(0, |(i, _)| i);
+    let after = &text[end..];
+    let suffix_to = after
+        .char_indices()
+        .nth(CONTEXT)
+        .map_or(after.len(), |(i, _)| i);
+    let exact = &text[start..end];
+    let start_chars = before.chars().count();
+    Selector {
+        exact: exact.to_string(),
+        prefix: before[prefix_from..].to_string(),
+        suffix: after[..suffix_to].to_string(),
+        start: start_chars as u64,
+        end: (start_chars + exact.chars().count()) as u64,
+    }
+}
+
+/// The evidence's key, with a resume point every [`RESUME_EVERY`] key bytes or so.
+struct Keyed {
+    key: String,
+    /// In increasing order of key length.
+    resumes: Vec<Resume>,
+}
+
+impl Keyed {
+    fn new(capacity: usize) -> Self {
+        Keyed {
+            key: String::with_capacity(capacity),
+            resumes: Vec::new(),
+        }
+    }
+
+    /// The last resume point at or before key byte `at`.
+    fn resume_before(&self, at: usize) -> Resume {
+        let n = self.resumes.partition_point(|r| r.key_len <= at);
+        n.checked_sub(1).map_or(Resume::START, |i| self.resumes[i])
+    }
+}
+
+impl Sink for Keyed {
+    fn push(&mut self, piece: &str, _origin: Origin) -> bool {
+        self.key.push_str(piece);
+        true
+    }
+    fn push_ascii(&mut self, b: u8, _origin: Origin) -> bool {
+        self.key.push(char::from(b));
+        true
+    }
+    fn resume_point(&mut self, at: usize) {
+        let last = self.resumes.last().map_or(0, |r| r.key_len);
+        if self.key.len() - last >= RESUME_EVERY {
+            self.resumes.push(Resume {
+                at,
+                key_len: self.key.len(),
+            });
+        }
+    }
+}
+
+/// Maps a match (key bytes `first..=last`) back to original byte offsets, fed by a
+/// second run of the normalizing pass.
+///
+/// A boundary that falls inside a link label widens to the whole `[label](target)`:
+/// cutting there would leave a stray `[` or `](target)` in `exact`. So `exact` always
+/// normalizes to a key that contains the quote's key, and equals it when the match
+/// boundaries fall on label boundaries (and not inside a folded `ß`-like expansion).
+struct Locate {
+    /// Key bytes seen so far.
+    seen: usize,
+    first: usize,
+    last: usize,
+    start: Option<usize>,
+    end: Option<usize>,
+    /// The byte offset of the match's last character, resolved against the text later.
+    last_char: Option<usize>,
+}
+
+impl Locate {
+    fn new(seen: usize, first: usize, last: usize) -> Self {
+        Locate {
+            seen,
+            first,
+            last,
+            start: None,
+            end: None,
+            last_char: None,
+        }
+    }
+
+    fn advance(&mut self, len: usize, origin: Origin) -> bool {
+        let upto = self.seen + len;
+        if self.start.is_none() && self.first < upto {
+            self.start = Some(origin.link.map_or(origin.at, |link| link.start));
+        }
+        self.seen = upto;
+        if self.last < upto {
+            match origin.link {
+                Some(link) => self.end = Some(link.end),
+                None => self.last_char = Some(origin.at),
+            }
+            return false;
+        }
+        true
+    }
+
+    /// The byte range of the match, once the pass is over.
+    fn finish(self, text: &str) -> Option<(usize, usize)> {
+        let end = match (self.end, self.last_char) {
+            (Some(end), _) => end,
+            (None, Some(at)) => at + text[at..].chars().next().map_or(0, char::len_utf8),
+            (None, None) => return None,
+        };
+        Some((self.start?, end))
+    }
+}
+
+impl Sink for Locate {
+    fn push(&mut self, piece: &str, origin: Origin) -> bool {
+        self.advance(piece.len(), origin)
+    }
+    fn push_ascii(&mut self, _b: u8, origin: Origin) -> bool {
+        self.advance(1, origin)
+    }
+}

@@ -1,0 +1,320 @@
+//! Read-only views of a ledger: sources, quotes, the log and per-source history, as the
+//! commands present them. Everything streams from one consistent redb snapshot.
+
+use serde::Serialize;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use crate::store::event::{self, Epoch, Event, Origin, Record, Seq, SourceId};
+use crate::store::{Reader, Store, StoreError, StoredSource};
+
+use super::{Error, Quote, Result, Source};
+
+/// A consistent read-only snapshot of one epoch of a ledger.
+pub struct View {
+    // Declared before the store so it is dropped first: a read transaction of a
+    // writable redb handle fails once its database is closed.
+    reader: Option<Reader>,
+    _store: Option<Store>,
+    epoch: Epoch,
+    current: Epoch,
+}
+
+impl View {
+    pub(super) fn new(store: Option<Store>, epoch: Option<u64>) -> Result<View> {
+        let reader = store.as_ref().map(Store::read).transpose()?;
+        let current = match &reader {
+            None => Epoch::FIRST,
+            Some(r) => r.epoch()?,
+        };
+        let epoch = match epoch {
+            None => current,
+            Some(n) if n >= 1 && n <= current.0 => Epoch(n),
+            Some(n) => {
+                return Err(Error::UnknownEpoch {
+                    asked: n,
+                    current: current.0,
+                });
+            }
+        };
+        Ok(View {
+            reader,
+            _store: store,
+            epoch,
+            current,
+        })
+    }
+
+    /// A source with its quotes, from its stored row.
+    fn full(&self, s: StoredSource) -> Result<Source> {
+        let quotes = match (&self.reader, s.row.quotes) {
+            (Some(r), n) if n > 0 => r
+                .quotes(s.epoch, s.id)?
+                .into_iter()
+                .map(Quote::from)
+                .collect(),
+            _ => Vec::new(),
+        };
+        Ok(Source::from_row(s.id, s.row, quotes))
+    }
+}
+
+/// One record of the log as `log` and `show` present it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LogEntry {
+    pub seq: u64,
+    /// RFC 3339, UTC.
+    pub time: String,
+    pub pid: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    pub command: Vec<String>,
+    pub event: EventView,
+    /// blake3 of this record, hex.
+    pub hash: String,
+    /// blake3 of the previous record, hex.
+    pub prev: String,
+}
+
+/// An event in a form meant for people and JSON readers.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventView {
+    SourceAdded {
+        epoch: u64,
+        id: u64,
+        url: String,
+        url_given: String,
+        title: String,
+        accessed: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        via: Option<String>,
+    },
+    TitleSet {
+        epoch: u64,
+        id: u64,
+        title: String,
+    },
+    Reset {
+        new_epoch: u64,
+    },
+    QuoteAttached {
+        epoch: u64,
+        id: u64,
+        text: String,
+        /// blake3 of the page text the quote was checked against, hex.
+        snapshot: String,
+        /// Character offsets of the match in that text.
+        start: u64,
+        end: u64,
+        added: String,
+    },
+    SnapshotStored {
+        epoch: u64,
+        id: u64,
+        snapshot: String,
+    },
+}
+
+impl EventView {
+    fn of(event: &Event) -> EventView {
+        match event {
+            Event::SourceAdded(a) => EventView::SourceAdded {
+                epoch: a.epoch.0,
+                id: a.id.0,
+                url: a.url.clone(),
+                url_given: a.url_given.clone(),
+                title: a.title.clone(),
+                accessed: a.accessed.clone(),
+                via: a.via.clone(),
+            },
+            Event::TitleSet { epoch, id, title } => EventView::TitleSet {
+                epoch: epoch.0,
+                id: id.0,
+                title: title.clone(),
+            },
+            Event::Reset { new_epoch } => EventView::Reset {
+                new_epoch: new_epoch.0,
+            },
+            Event::QuoteAttached(q) => EventView::QuoteAttached {
+                epoch: q.epoch.0,
+                id: q.id.0,
+                text: q.text.clone(),
+                snapshot: event::hex(&q.snapshot),
+                start: q.selector.start,
+                end: q.selector.end,
+                added: q.added.clone(),
+            },
+            Event::SnapshotStored {
+                epoch,
+                id,
+                snapshot,
+            } => EventView::SnapshotStored {
+                epoch: epoch.0,
+                id: id.0,
+                snapshot: event::hex(snapshot),
+            },
+        }
+    }
+
+    /// The epoch the event belongs to; a reset belongs to the epoch it starts.
+    pub fn epoch(&self) -> u64 {
+        match self {
+            EventView::SourceAdded { epoch, .. }
+            | EventView::TitleSet { epoch, .. }
+            | EventView::QuoteAttached { epoch, .. }
+            | EventView::SnapshotStored { epoch, .. } => *epoch,
+            EventView::Reset { new_epoch } => *new_epoch,
+        }
+    }
+}
+
+fn entry(seq: Seq, record: &Record, hash: &event::Hash, origin: Origin) -> LogEntry {
+    let time = OffsetDateTime::from_unix_timestamp_nanos(origin.at_ns)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_else(|| format!("@{}ns", origin.at_ns));
+    LogEntry {
+        seq: seq.0,
+        time,
+        pid: origin.pid,
+        actor: origin.actor,
+        command: origin.command,
+        event: EventView::of(&record.event),
+        hash: event::hex(hash),
+        prev: event::hex(&record.prev),
+    }
+}
+
+/// A source with its history, for `show`.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceDetail {
+    pub epoch: u64,
+    #[serde(flatten)]
+    pub source: Source,
+    pub url_given: String,
+    /// Page texts stored with `add --snapshot`, as blake3 hex.
+    pub snapshots: Vec<String>,
+    pub history: Vec<LogEntry>,
+}
+
+/// Per-route source counts, for `list --by-via`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RouteCount {
+    /// `None` for sources registered without `--via`.
+    pub via: Option<String>,
+    pub count: u64,
+}
+
+impl View {
+    pub fn epoch(&self) -> Epoch {
+        self.epoch
+    }
+
+    /// The ledger's newest epoch.
+    pub fn current_epoch(&self) -> Epoch {
+        self.current
+    }
+
+    /// The page text stored under a blake3 hash, if any.
+    pub fn snapshot(&self, hash: &event::Hash) -> Result<Option<String>> {
+        match &self.reader {
+            None => Ok(None),
+            Some(r) => Ok(r.snapshot(hash)?),
+        }
+    }
+
+    /// Every source of the epoch in id order, streamed.
+    pub fn sources(&self) -> Result<Box<dyn Iterator<Item = Result<Source>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(
+                r.sources(self.epoch)?
+                    .map(|s| self.full(s.map_err(Error::from)?)),
+            )),
+        }
+    }
+
+    pub fn count(&self) -> Result<u64> {
+        match &self.reader {
+            None => Ok(0),
+            Some(r) => Ok(r.count(self.epoch)?),
+        }
+    }
+
+    /// Source `id` of the epoch, or [`Error::UnknownSource`].
+    pub fn source(&self, id: u64) -> Result<Source> {
+        self.full(self.stored(id)?)
+    }
+
+    fn stored(&self, id: u64) -> Result<StoredSource> {
+        let found = match &self.reader {
+            None => None,
+            Some(r) => r.source(self.epoch, SourceId(id))?,
+        };
+        found.ok_or(Error::UnknownSource(id))
+    }
+
+    /// The log entries that concern source `id` of the epoch, in order.
+    pub fn history(&self, id: u64) -> Result<Vec<LogEntry>> {
+        self.stored(id)?;
+        let Some(r) = &self.reader else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for seq in r.history(self.epoch, SourceId(id))? {
+            let record = r.record(seq)?.ok_or(StoreError::Corrupted {
+                seq: seq.0,
+                reason: "history names a record that is not in the log".into(),
+            })?;
+            let origin = r.origin(seq, &record)?;
+            out.push(entry(seq, &record, &record.hash(), origin));
+        }
+        Ok(out)
+    }
+
+    /// A source with its history.
+    pub fn detail(&self, id: u64) -> Result<SourceDetail> {
+        let stored = self.stored(id)?;
+        let url_given = stored.row.url_given.clone();
+        let snapshots = stored.row.snapshots.iter().map(event::hex).collect();
+        Ok(SourceDetail {
+            epoch: self.epoch.0,
+            source: self.full(stored)?,
+            url_given,
+            snapshots,
+            history: self.history(id)?,
+        })
+    }
+
+    /// Every record of the log (all epochs), streamed.
+    pub fn log(&self) -> Result<Box<dyn Iterator<Item = Result<LogEntry>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(r.records_with_origin()?.map(|item| {
+                let (seq, record, hash, origin) = item?;
+                Ok(entry(seq, &record, &hash, origin))
+            }))),
+        }
+    }
+
+    /// Sources per route, most common first; sources without a route last.
+    pub fn by_via(&self) -> Result<Vec<RouteCount>> {
+        let mut counts: std::collections::BTreeMap<Option<String>, u64> = Default::default();
+        for s in self.sources()? {
+            *counts.entry(s?.via).or_default() += 1;
+        }
+        let mut out: Vec<RouteCount> = counts
+            .into_iter()
+            .map(|(via, count)| RouteCount { via, count })
+            .collect();
+        out.sort_by(|a, b| {
+            (a.via.is_none(), std::cmp::Reverse(a.count), &a.via).cmp(&(
+                b.via.is_none(),
+                std::cmp::Reverse(b.count),
+                &b.via,
+            ))
+        });
+        Ok(out)
+    }
+}
