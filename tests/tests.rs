@@ -3,6 +3,9 @@
 //!
 //! - `cli_register`: add, ingest, reset — output lines, JSON, errors, exit codes
 //! - `cli_read`: list, log, show, epochs, ledger path rules, read-only behaviour
+//! - `cli_quote`: quote — matching rules, evidence input, snapshots and selectors
+//! - `cli_render`: render — every style, `--only`, `--cited-in`, `--replace-in`, epochs
+//! - `cli_verify`: verify — stats, errors and warnings in order, markers, JSON, odd input
 //! - `bad_state`: foreign files, damaged stores, unreadable input
 //! - `prop_url`: property tests of canonicalization and registration
 //! - `golden`: byte fixtures of every released event shape
@@ -16,10 +19,16 @@ mod util;
 
 #[path = "it/bad_state.rs"]
 mod bad_state;
+#[path = "it/cli_quote.rs"]
+mod cli_quote;
 #[path = "it/cli_read.rs"]
 mod cli_read;
 #[path = "it/cli_register.rs"]
 mod cli_register;
+#[path = "it/cli_render.rs"]
+mod cli_render;
+#[path = "it/cli_verify.rs"]
+mod cli_verify;
 #[path = "it/concurrency.rs"]
 mod concurrency;
 #[path = "it/crash.rs"]

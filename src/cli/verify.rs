@@ -91,18 +91,32 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
     let report = draft::verify(&text, &facts, &opts, &normalize);
 
+    // For each cited source, its quotes: what `--evidence` names.
+    let evidence: Vec<(u64, Vec<String>)> = if args.evidence {
+        draft::cited_ids(&text)
+            .into_iter()
+            .filter_map(|id| facts.by_id.get(&id).map(|(_, q)| (id, q.clone())))
+            .collect()
+    } else {
+        Vec::new()
+    };
     if args.json {
-        let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+        let mut json = serde_json::to_value(&report).map_err(std::io::Error::other)?;
+        if args.evidence {
+            json["evidence"] = evidence
+                .iter()
+                .map(|(id, quotes)| serde_json::json!({ "id": id, "quotes": quotes }))
+                .collect();
+        }
+        let json = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;
         writeln!(env.out, "{json}")?;
     } else {
         writeln!(env.out, "info: {}", report.stats)?;
-        if args.evidence {
-            for id in draft::cited_ids(&text) {
-                if let Some((_, quotes)) = facts.by_id.get(&id) {
-                    for q in quotes {
-                        writeln!(env.out, "info: evidence [{id}]: \"{q}\"")?;
-                    }
-                }
+        for (id, quotes) in &evidence {
+            for q in quotes {
+                // One line per quote, whatever line breaks the page had.
+                let q = q.split_whitespace().collect::<Vec<_>>().join(" ");
+                writeln!(env.out, "info: evidence [{id}]: \"{q}\"")?;
             }
         }
         for w in &report.warnings {

@@ -287,7 +287,11 @@ fn unescape(text: &str) -> String {
     out
 }
 
-/// The first `https?://[^\s"'<>)\]}]+` in `text`.
+/// The first `https?://[^\s"'<>)\]}]+` in `text`, except that a `)` closing a `(`
+/// opened inside the URL belongs to it: `render` writes ledger URLs such as
+/// `https://en.wikipedia.org/wiki/Rust_(programming_language)` verbatim, and cutting
+/// them at the `)` made every rendered draft citing one fail `verify`. A `)` with no
+/// `(` before it in the URL still ends it, as in `(see https://a.org/x)`.
 pub(crate) fn first_url(text: &str) -> Option<&str> {
     text.match_indices("http").find_map(|(at, _)| {
         let rest = &text[at + 4..];
@@ -298,8 +302,19 @@ pub(crate) fn first_url(text: &str) -> Option<&str> {
         } else {
             return None;
         };
+        let mut open = 0usize;
         let body = text[at + scheme..]
-            .find(|c: char| c.is_whitespace() || "\"'<>)]}".contains(c))
+            .find(|c: char| match c {
+                '(' => {
+                    open += 1;
+                    false
+                }
+                ')' if open > 0 => {
+                    open -= 1;
+                    false
+                }
+                _ => c.is_whitespace() || "\"'<>)]}".contains(c),
+            })
             .unwrap_or(text.len() - at - scheme);
         (body > 0).then(|| &text[at..at + scheme + body])
     })
@@ -411,6 +426,15 @@ mod tests {
         assert_eq!(first_url("httpx http:// http://b"), Some("http://b"));
         assert_eq!(first_url("HTTPS://a.org"), None);
         assert_eq!(first_url("é https://ü.org]"), Some("https://ü.org"));
+        // A `)` closing a `(` of the URL is part of it; an unbalanced one is not.
+        assert_eq!(
+            first_url("[1] https://w.org/wiki/Rust_(lang) — Rust"),
+            Some("https://w.org/wiki/Rust_(lang)")
+        );
+        assert_eq!(
+            first_url("(see https://w.org/wiki/Rust_(lang))."),
+            Some("https://w.org/wiki/Rust_(lang)")
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The checks `verify` runs on an analyzed draft, worded and ordered as in `sources.py`.
 //!
-//! Errors, in order: ids not in the ledger; citations without a Sources block; ids
-//! missing from the block; block entries not in the ledger or with another URL; coverage
-//! below `--min-coverage`; cited sources without evidence quotes (`--evidence`).
+//! Errors, in SPEC order: ids not in the ledger; citations without a Sources block; ids
+//! missing from the block; block entries not in the ledger; block entries with another
+//! URL; coverage below `--min-coverage`; cited sources without evidence quotes
+//! (`--evidence`).
 //! Warnings: block entries never cited; ledger sources never cited; sentences with more
 //! than 3 citations; provenance mostly `[unverified]`. Each finding carries the first
 //! draft line it applies to; "registered but not cited" is about the ledger and has none.
@@ -168,30 +169,42 @@ pub fn verify_analysis(
 
     let mut sorted: Vec<_> = entries.iter().collect();
     sorted.sort_by_key(|e| (e.id, e.line));
-    // Each unknown id once; each distinct wrong URL of an id once.
+    let checked: Vec<(&super::BlockEntry, Option<String>)> = sorted
+        .into_iter()
+        .map(|e| {
+            let url = match ledger_urls.get(&e.id) {
+                Some(url) => url.clone(),
+                None => ledger.url(e.id),
+            };
+            (e, url)
+        })
+        .collect();
+    // SPEC order: every listed id missing from the ledger (each once), then every wrong
+    // URL (each distinct one of an id once). Ids are dense, so one pass in id order would
+    // always put the mismatches first.
     let mut unknown_listed: BTreeSet<u64> = BTreeSet::new();
+    for (e, _) in checked.iter().filter(|(_, url)| url.is_none()) {
+        if unknown_listed.insert(e.id) {
+            errors.push(Finding {
+                message: format!("Sources block lists [{}], which is not in the ledger", e.id),
+                line: Some(e.line),
+            });
+        }
+    }
     let mut mismatched: BTreeSet<(u64, &str)> = BTreeSet::new();
-    for e in sorted {
-        let url = match ledger_urls.get(&e.id) {
-            Some(url) => url.clone(),
-            None => ledger.url(e.id),
-        };
-        let message = match url {
-            None if unknown_listed.insert(e.id) => {
-                format!("Sources block lists [{}], which is not in the ledger", e.id)
-            }
-            Some(url) if normalize(&e.url) != url && mismatched.insert((e.id, &e.url)) => {
-                format!(
+    for (e, url) in &checked {
+        if let Some(url) = url
+            && normalize(&e.url) != *url
+            && mismatched.insert((e.id, &e.url))
+        {
+            errors.push(Finding {
+                message: format!(
                     "Sources block URL for [{}] does not match the ledger (block: {} / ledger: {}) — re-run `render`",
                     e.id, e.url, url
-                )
-            }
-            _ => continue,
-        };
-        errors.push(Finding {
-            message,
-            line: Some(e.line),
-        });
+                ),
+                line: Some(e.line),
+            });
+        }
     }
 
     let sentences = &analysis.sentences;
@@ -444,12 +457,12 @@ The third source says this.[3]
                 ),
                 f("cited but absent from the Sources block: [2], [9]", Some(2)),
                 f(
-                    "Sources block URL for [3] does not match the ledger (block: https://wrong.org/3 / ledger: https://s3.org/p) — re-run `render`",
-                    Some(10)
-                ),
-                f(
                     "Sources block lists [7], which is not in the ledger",
                     Some(11)
+                ),
+                f(
+                    "Sources block URL for [3] does not match the ledger (block: https://wrong.org/3 / ledger: https://s3.org/p) — re-run `render`",
+                    Some(10)
                 ),
                 f(
                     "citation coverage 60% is below the required 75% (3/5 sentences with declared provenance; 3 cited, 0 tool-verified, 0 policy, 0 unverified)",
@@ -554,12 +567,12 @@ The third source says this.[3]
             m,
             [
                 (
-                    Some(4),
-                    "Sources block URL for [1] does not match the ledger (block: https://x.org / ledger: https://s1.org/p) — re-run `render`"
-                ),
-                (
                     Some(6),
                     "Sources block lists [5], which is not in the ledger"
+                ),
+                (
+                    Some(4),
+                    "Sources block URL for [1] does not match the ledger (block: https://x.org / ledger: https://s1.org/p) — re-run `render`"
                 ),
             ]
         );

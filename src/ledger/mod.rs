@@ -196,7 +196,9 @@ pub struct Ledger {
 /// as `sources.py` keeps it.
 pub fn clean_title(title: &str) -> String {
     title
-        .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}'])
+        .split([
+            '\n', '\r', '\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}',
+        ])
         .map(str::trim)
         .filter(|piece| !piece.is_empty())
         .collect::<Vec<_>>()

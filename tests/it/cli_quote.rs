@@ -1,0 +1,585 @@
+//! `quote` through the binary: the success line and the three refusals (other tools match
+//! them), trimming, de-duplication, the matching rules (whitespace, case, markdown, Unicode
+//! folding, CJK word counting), evidence from a file, stdin or an `add --snapshot` page,
+//! unreadable evidence, and what the ledger shows afterwards (`list`, `show`, `log`, the
+//! stored snapshot and its TextQuoteSelector).
+
+use std::time::Duration;
+
+use predicates::prelude::*;
+use serde_json::Value;
+
+use cite::store::Store;
+use cite::store::event::{Epoch, SourceId};
+
+use crate::util::Sandbox;
+
+const TOO_SHORT: &str = "error: quote too short — use at least 3 words of verbatim text\n";
+const NOT_FOUND: &str = "error: quote not found verbatim in the evidence text — copy the exact wording from the fetched page, do not paraphrase\n";
+
+const PAGE: &str = "Hello there. The **quick** brown [fox](https://x.example/fox) jumps over \
+the lazy dog.\nA second   paragraph\twith    odd spacing follows here.\n";
+
+/// A sandbox with `https://a.example/page` as [1] and the page text in `page.txt`.
+fn with_source(page: &str) -> (Sandbox, std::path::PathBuf) {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example/page", "--title", "A page"]);
+    let p = sb.file("page.txt", page);
+    (sb, p)
+}
+
+/// `cite quote ID --text T --from FILE`, asserting success; returns stdout.
+fn quote(sb: &Sandbox, id: &str, text: &str, from: &std::path::Path) -> String {
+    sb.ok(&[
+        "quote",
+        id,
+        "--text",
+        text,
+        "--from",
+        from.to_str().unwrap(),
+    ])
+}
+
+/// Asserts `quote` refuses `text` against `page` with `stderr`, exit 1.
+fn refused(page: &str, text: &str, stderr: &str) {
+    let (sb, p) = with_source(page);
+    sb.cite()
+        .args(["quote", "1", "--text", text, "--from"])
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(stderr.to_string());
+}
+
+/// `show ID --json` parsed.
+fn show(sb: &Sandbox, id: &str) -> Value {
+    serde_json::from_str(&sb.ok(&["show", id, "--json"])).expect("show --json is JSON")
+}
+
+fn quote_texts(sb: &Sandbox, id: &str) -> Vec<String> {
+    let shown = show(sb, id);
+    // An unquoted source may leave `quotes` out.
+    shown["quotes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|q| q["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every char of `text` from `start` to `end` (char offsets).
+fn chars(text: &str, start: u64, end: u64) -> String {
+    text.chars()
+        .skip(start as usize)
+        .take((end - start) as usize)
+        .collect()
+}
+
+/// Asserts `text` is accepted against `page` as [1]'s first quote.
+fn accepted(page: &str, text: &str) {
+    let (sb, p) = with_source(page);
+    let out = sb
+        .cite()
+        .args(["quote", "1", "--text", text, "--from"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{text:?} against {page:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "[1] evidence attached (1 quote(s))\n"
+    );
+}
+
+// ---- the printed lines -----------------------------------------------------------------
+
+#[test]
+fn success_prints_the_id_and_the_quote_count() {
+    let (sb, p) = with_source(PAGE);
+    sb.cite()
+        .args(["quote", "1", "--text", "quick brown fox jumps", "--from"])
+        .arg(&p)
+        .assert()
+        .success()
+        .stderr("")
+        .stdout("[1] evidence attached (1 quote(s))\n");
+    sb.cite()
+        .args(["quote", "1", "--text", "the lazy dog", "--from"])
+        .arg(&p)
+        .assert()
+        .success()
+        .stdout("[1] evidence attached (2 quote(s))\n");
+}
+
+#[test]
+fn fewer_than_three_words_is_too_short() {
+    refused(PAGE, "quick brown", TOO_SHORT);
+    refused(PAGE, "   quick   ", TOO_SHORT);
+    refused(PAGE, "", TOO_SHORT);
+}
+
+#[test]
+fn a_paraphrase_is_not_found() {
+    refused(PAGE, "the fast brown fox", NOT_FOUND);
+    refused(PAGE, "lazy dog jumps over", NOT_FOUND);
+}
+
+#[test]
+fn an_unknown_id_is_refused() {
+    let (sb, p) = with_source(PAGE);
+    sb.cite()
+        .args(["quote", "7", "--text", "quick brown fox", "--from"])
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("error: no source [7] in the ledger\n");
+    // And on a ledger that does not exist yet.
+    let empty = Sandbox::new();
+    let p = empty.file("page.txt", PAGE);
+    empty
+        .cite()
+        .args(["quote", "1", "--text", "quick brown fox", "--from"])
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "error: no source [1] in the ledger",
+        ));
+}
+
+#[test]
+fn a_refused_quote_stores_nothing() {
+    let (sb, p) = with_source(PAGE);
+    sb.cite()
+        .args(["quote", "1", "--text", "not in the page", "--from"])
+        .arg(&p)
+        .assert()
+        .code(1);
+    assert!(quote_texts(&sb, "1").is_empty());
+    assert!(!sb.ok(&["log"]).contains("quoted"));
+}
+
+// ---- what is stored ----------------------------------------------------------------------
+
+#[test]
+fn the_text_is_trimmed() {
+    let (sb, p) = with_source(PAGE);
+    quote(&sb, "1", "  \n\tquick brown fox jumps \n", &p);
+    assert_eq!(quote_texts(&sb, "1"), ["quick brown fox jumps"]);
+}
+
+#[test]
+fn the_stored_quote_keeps_the_callers_text() {
+    let (sb, p) = with_source(PAGE);
+    quote(&sb, "1", "QUICK brown *fox*   jumps", &p);
+    assert_eq!(quote_texts(&sb, "1"), ["QUICK brown *fox*   jumps"]);
+}
+
+#[test]
+fn the_same_quote_twice_is_stored_once() {
+    let (sb, p) = with_source(PAGE);
+    assert_eq!(
+        quote(&sb, "1", "quick brown fox jumps", &p),
+        "[1] evidence attached (1 quote(s))\n"
+    );
+    for same in [
+        "quick brown fox jumps",
+        "  quick brown fox jumps  ",
+        "QUICK Brown FOX jumps",
+        "quick\n  brown\tfox   jumps",
+        "**quick** brown [fox](https://x.example/fox) jumps",
+        "_quick_ `brown` fox ~jumps~",
+    ] {
+        assert_eq!(
+            quote(&sb, "1", same, &p),
+            "[1] evidence attached (1 quote(s))\n",
+            "{same:?}"
+        );
+    }
+    assert_eq!(quote_texts(&sb, "1"), ["quick brown fox jumps"]);
+    assert_eq!(sb.ok(&["log"]).matches("quoted [1]").count(), 1);
+}
+
+// ---- matching ------------------------------------------------------------------------------
+
+#[test]
+fn matching_ignores_whitespace_runs() {
+    accepted(PAGE, "second paragraph with odd spacing");
+    accepted(PAGE, "the lazy dog. A second paragraph");
+    accepted("one\n\ntwo\r\n three  four", "one two three four");
+}
+
+#[test]
+fn matching_ignores_case() {
+    accepted(PAGE, "THE LAZY DOG");
+    accepted("Ice Floats On Water", "ice floats on water");
+}
+
+#[test]
+fn matching_folds_unicode_case() {
+    accepted("Die Straße ist lang und breit.", "die STRASSE ist lang");
+    accepted("DIE STRASSE IST LANG", "die straße ist");
+    accepted("ΣΟΦΊΑ ΚΑΙ ΓΝΏΣΗ ΕΔΏ", "σοφία και γνώση");
+    accepted("Die ÄPFEL sind rot", "die äpfel sind");
+}
+
+#[test]
+fn links_count_as_their_label() {
+    accepted(
+        "See [the full report](https://r.example/a_(b)) for details.",
+        "see the full report for details",
+    );
+    // On the quote side too.
+    accepted(
+        "See the full report for details.",
+        "see [the full report](https://elsewhere.example) for",
+    );
+    // The link target is not text.
+    refused(
+        "See [the full report](https://r.example/annual) for details.",
+        "r.example/annual for details",
+        NOT_FOUND,
+    );
+}
+
+#[test]
+fn markdown_noise_is_ignored() {
+    accepted(
+        "**bold** and _italic_ and `code` and ~~struck~~ words",
+        "bold and italic and code and struck words",
+    );
+    accepted(
+        "plain words in a row here",
+        "**plain** _words_ in `a` ~row~ here",
+    );
+    accepted("snake_case_name is used here", "snakecasename is used");
+}
+
+#[test]
+fn backslash_escapes_before_punctuation_are_ignored() {
+    accepted(
+        r"The price is \$5 per unit \(net\) today\!",
+        "price is $5 per unit (net) today!",
+    );
+    accepted("The price is $5 per unit", r"price is \$5 per");
+    accepted(
+        r"a markdown\_escaped\_name appears",
+        "a markdown_escaped_name appears",
+    );
+    // A backslash before a letter is text, not an escape.
+    refused(
+        r"path C:\temp\new folder here",
+        "c:temp new folder",
+        NOT_FOUND,
+    );
+}
+
+#[test]
+fn cjk_quotes_count_two_characters_as_a_word() {
+    let page = "氷は水より軽いので、水に浮かぶ。これはよく知られた事実です。";
+    // 1 token + 5 CJK characters / 2 = 3 words.
+    accepted(page, "水より軽い");
+    accepted(page, "これはよく知られた事実です");
+    // 1 token + 4 / 2 = 3 words.
+    accepted(page, "水に浮かぶ");
+    // Kana count too: 1 token + 4 / 2 = 3 words.
+    accepted(page, "水より軽");
+    // 1 token + 3 / 2 = 2 words; 1 token + 2 / 2 = 2 words.
+    refused(page, "水より", TOO_SHORT);
+    refused(page, "軽い", TOO_SHORT);
+    refused(page, "水より重いので", NOT_FOUND);
+    // Mixed scripts: 2 tokens + 2 / 2.
+    accepted("Der Begriff 水曜 bedeutet Mittwoch.", "Begriff 水曜");
+}
+
+// ---- evidence sources --------------------------------------------------------------------
+
+#[test]
+fn evidence_from_stdin() {
+    let (sb, _) = with_source(PAGE);
+    sb.cite()
+        .args(["quote", "1", "--text", "over the lazy dog", "--from", "-"])
+        .write_stdin(PAGE)
+        .assert()
+        .success()
+        .stdout("[1] evidence attached (1 quote(s))\n");
+    sb.cite()
+        .args(["quote", "1", "--text", "not on the page", "--from", "-"])
+        .write_stdin(PAGE)
+        .assert()
+        .code(1)
+        .stderr(NOT_FOUND);
+}
+
+#[test]
+fn a_missing_evidence_file_is_a_usage_error() {
+    let (sb, _) = with_source(PAGE);
+    let missing = sb.path().join("nope.txt");
+    sb.cite()
+        .args(["quote", "1", "--text", "quick brown fox", "--from"])
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("nope.txt"))
+        .stderr(predicate::str::contains("panicked").not());
+    assert!(quote_texts(&sb, "1").is_empty());
+}
+
+#[test]
+fn evidence_that_is_not_utf8_is_a_usage_error() {
+    let (sb, _) = with_source(PAGE);
+    let bad = sb.path().join("bad.txt");
+    std::fs::write(&bad, b"quick brown \xff\xfe fox jumps over").unwrap();
+    sb.cite()
+        .args(["quote", "1", "--text", "quick brown fox", "--from"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("bad.txt"))
+        .stderr(predicate::str::contains("not UTF-8"))
+        .stderr(predicate::str::contains("panicked").not());
+    // From stdin, too.
+    sb.cite()
+        .args(["quote", "1", "--text", "quick brown fox", "--from", "-"])
+        .write_stdin(&b"quick brown fox \xc3\x28 jumps"[..])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not UTF-8"));
+    assert!(quote_texts(&sb, "1").is_empty());
+}
+
+#[test]
+fn a_snapshot_registered_with_add_is_the_default_evidence() {
+    let sb = Sandbox::new();
+    let p = sb.file("page.txt", PAGE);
+    sb.cite()
+        .args(["add", "https://a.example/page", "--snapshot"])
+        .arg(&p)
+        .assert()
+        .success()
+        .stdout("[1] https://a.example/page\n");
+    sb.cite()
+        .args(["quote", "1", "--text", "brown fox jumps over"])
+        .assert()
+        .success()
+        .stdout("[1] evidence attached (1 quote(s))\n");
+    sb.cite()
+        .args(["quote", "1", "--text", "brown cat jumps over"])
+        .assert()
+        .code(1)
+        .stderr(NOT_FOUND);
+    sb.cite()
+        .args(["quote", "1", "--text", "brown fox"])
+        .assert()
+        .code(1)
+        .stderr(TOO_SHORT);
+    // The quote points into the registered snapshot.
+    let shown = show(&sb, "1");
+    let hash = shown["snapshots"][0].as_str().expect("a snapshot hash");
+    assert_eq!(shown["quotes"][0]["snapshot"].as_str(), Some(hash));
+}
+
+#[test]
+fn snapshot_applies_to_one_url_only() {
+    let sb = Sandbox::new();
+    let p = sb.file("page.txt", PAGE);
+    sb.cite()
+        .args([
+            "add",
+            "https://a.example",
+            "https://b.example",
+            "--snapshot",
+        ])
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stdout("");
+    sb.cite()
+        .arg("list")
+        .assert()
+        .success()
+        .stdout(format!("ledger is empty: {}\n", sb.ledger.display()));
+}
+
+#[test]
+fn without_from_or_snapshot_there_is_no_evidence() {
+    let (sb, _) = with_source(PAGE);
+    sb.cite()
+        .args(["quote", "1", "--text", "quick brown fox"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--from"))
+        .stderr(predicate::str::contains("panicked").not());
+    assert!(quote_texts(&sb, "1").is_empty());
+}
+
+#[test]
+fn a_ten_megabyte_page_works() {
+    let mut page = String::with_capacity(10 * 1024 * 1024 + 100);
+    let mut i = 0u64;
+    while page.len() < 10 * 1024 * 1024 {
+        page.push_str(&format!(
+            "Filler **sentence** number {i} about [nothing](https://n.example/{i}) in particular. "
+        ));
+        if i % 8 == 7 {
+            page.push('\n');
+        }
+        i += 1;
+    }
+    page.push_str("The needle sits at the very end of the page.\n");
+    let (sb, p) = with_source(&page);
+    quote(&sb, "1", "the needle sits at the very end", &p);
+    quote(&sb, "1", "sentence number 12345 about nothing", &p);
+    assert_eq!(quote_texts(&sb, "1").len(), 2);
+}
+
+// ---- what the ledger shows ---------------------------------------------------------------
+
+#[test]
+fn list_shows_the_quote_count() {
+    let (sb, p) = with_source(PAGE);
+    sb.ok(&["add", "https://b.example"]);
+    quote(&sb, "1", "quick brown fox", &p);
+    assert_eq!(
+        sb.ok(&["list"]),
+        "[1] https://a.example/page  A page  (1 quote)\n[2] https://b.example\n"
+    );
+    quote(&sb, "1", "the lazy dog", &p);
+    quote(&sb, "2", "second paragraph with", &p);
+    assert_eq!(
+        sb.ok(&["list"]),
+        "[1] https://a.example/page  A page  (2 quotes)\n[2] https://b.example  (1 quote)\n"
+    );
+}
+
+#[test]
+fn list_json_includes_the_quotes() {
+    let (sb, p) = with_source(PAGE);
+    quote(&sb, "1", "quick brown fox", &p);
+    quote(&sb, "1", "the lazy dog", &p);
+    let list: Vec<Value> = serde_json::from_str(&sb.ok(&["list", "--json"])).unwrap();
+    let quotes = list[0]["quotes"].as_array().expect("quotes");
+    assert_eq!(quotes.len(), 2);
+    assert_eq!(quotes[0]["text"], "quick brown fox");
+    assert_eq!(quotes[1]["text"], "the lazy dog");
+    for q in quotes {
+        let added = q["added"].as_str().expect("added");
+        assert_eq!(added.len(), 10, "{added}");
+        assert_eq!(&added[4..5], "-");
+    }
+}
+
+#[test]
+fn show_lists_quotes_with_their_snapshot() {
+    let (sb, p) = with_source(PAGE);
+    quote(&sb, "1", "quick brown fox", &p);
+    let hash = blake3::hash(PAGE.as_bytes()).to_hex().to_string();
+    let out = sb.ok(&["show", "1"]);
+    assert!(out.contains("quick brown fox"), "{out}");
+    assert!(out.contains(&hash), "{out}");
+    let shown = show(&sb, "1");
+    assert_eq!(shown["quotes"][0]["snapshot"].as_str(), Some(hash.as_str()));
+}
+
+#[test]
+fn log_records_a_quoted_event() {
+    let (sb, p) = with_source(PAGE);
+    quote(&sb, "1", "quick brown fox", &p);
+    let log = sb.ok(&["log"]);
+    assert!(log.contains("quoted [1]"), "{log}");
+    assert!(log.contains("quick brown fox"), "{log}");
+    let by_id = sb.ok(&["log", "--id", "1"]);
+    assert!(by_id.contains("quoted [1]"), "{by_id}");
+}
+
+#[test]
+fn a_page_is_stored_once_and_selectors_point_into_it() {
+    let (sb, p) = with_source(PAGE);
+    sb.ok(&["add", "https://b.example"]);
+    quote(&sb, "1", "quick brown fox jumps", &p);
+    quote(&sb, "1", "second paragraph with odd", &p);
+    quote(&sb, "2", "hello there. the", &p);
+
+    let store = Store::open_read(&sb.ledger, Duration::from_secs(5))
+        .expect("open")
+        .expect("the ledger exists");
+    let reader = store.read().expect("read");
+    let epoch = Epoch(1);
+    let q1 = reader.quotes(epoch, SourceId(1)).unwrap();
+    let q2 = reader.quotes(epoch, SourceId(2)).unwrap();
+    assert_eq!(q1.len(), 2);
+    assert_eq!(q2.len(), 1);
+    // One page, one snapshot, whichever source or quote it backs.
+    assert_eq!(q1[0].snapshot, q1[1].snapshot);
+    assert_eq!(q1[0].snapshot, q2[0].snapshot);
+    assert_eq!(&q1[0].snapshot, blake3::hash(PAGE.as_bytes()).as_bytes());
+    let page = reader
+        .snapshot(&q1[0].snapshot)
+        .unwrap()
+        .expect("snapshot stored");
+    assert_eq!(page, PAGE);
+
+    for q in q1.iter().chain(&q2) {
+        let sel = &q.selector;
+        assert_eq!(chars(&page, sel.start, sel.end), sel.exact, "{q:?}");
+        assert_eq!(
+            cite::evidence::match_key(&sel.exact),
+            cite::evidence::match_key(&q.text),
+            "{q:?}"
+        );
+        let before = chars(&page, 0, sel.start);
+        assert!(before.ends_with(&sel.prefix), "{q:?}");
+        assert!(sel.prefix.chars().count() <= 32);
+        let after: String = page.chars().skip(sel.end as usize).collect();
+        assert!(after.starts_with(&sel.suffix), "{q:?}");
+        assert!(sel.suffix.chars().count() <= 32);
+    }
+    assert_eq!(
+        q1[0].selector.exact,
+        "quick** brown [fox](https://x.example/fox) jumps"
+    );
+    assert_eq!(q2[0].selector.start, 0);
+}
+
+#[test]
+fn selectors_count_chars_not_bytes() {
+    let page = "Ünïcödé prefix — then the quoted words appear here, after ß and 氷.";
+    let (sb, p) = with_source(page);
+    quote(&sb, "1", "the quoted words appear", &p);
+    quote(&sb, "1", "after SS and 氷", &p);
+    let shown = show(&sb, "1");
+    for q in shown["quotes"].as_array().unwrap() {
+        let sel = &q["selector"];
+        let (start, end) = (sel["start"].as_u64().unwrap(), sel["end"].as_u64().unwrap());
+        assert_eq!(
+            chars(page, start, end),
+            sel["exact"].as_str().unwrap(),
+            "{q}"
+        );
+    }
+    assert_eq!(
+        shown["quotes"][0]["selector"]["exact"],
+        "the quoted words appear"
+    );
+    assert_eq!(shown["quotes"][1]["selector"]["exact"], "after ß and 氷");
+}
+
+#[test]
+fn a_second_page_gets_its_own_snapshot() {
+    let (sb, p) = with_source(PAGE);
+    let other = sb.file("other.txt", "An entirely different page with other words.");
+    quote(&sb, "1", "quick brown fox", &p);
+    quote(&sb, "1", "entirely different page", &other);
+    let shown = show(&sb, "1");
+    let quotes = shown["quotes"].as_array().unwrap();
+    assert_ne!(quotes[0]["snapshot"], quotes[1]["snapshot"]);
+}

@@ -1,0 +1,567 @@
+//! `render` through the binary: every style byte for byte, id order, `--only` lists and
+//! their refusals, `--cited-in` (prose only: not the Sources block, not code), and
+//! `--replace-in` (idempotent in every style, style switches leave one block, author
+//! prose under a "Sources" heading survives, nothing selected leaves the file alone),
+//! and `--epoch` after a reset.
+
+use std::path::Path;
+
+use predicates::prelude::*;
+
+use crate::util::Sandbox;
+
+const STYLES: [&str; 5] = ["markdown", "plain", "footnotes", "bibtex", "evidence"];
+
+/// A ledger of three sources, the second untitled, all accessed 2024-03-05.
+fn three() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "add",
+        "https://a.example/x",
+        "--title",
+        "Alpha report",
+        "--accessed",
+        "2024-03-05",
+    ]);
+    sb.ok(&["add", "https://b.example/y", "--accessed", "2024-03-05"]);
+    sb.ok(&[
+        "add",
+        "https://c.example/z?q=1",
+        "--title",
+        "Gamma",
+        "--accessed",
+        "2024-03-05",
+    ]);
+    sb
+}
+
+/// A ledger of `n` sources `https://sN.example/` titled `Title N`.
+fn many(n: u64) -> Sandbox {
+    let sb = Sandbox::new();
+    for i in 1..=n {
+        sb.ok(&[
+            "add",
+            &format!("https://s{i}.example/p"),
+            "--title",
+            &format!("Title {i}"),
+        ]);
+    }
+    sb
+}
+
+fn render(sb: &Sandbox, args: &[&str]) -> String {
+    let mut all = vec!["render"];
+    all.extend_from_slice(args);
+    sb.ok(&all)
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).expect("read draft")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The ids listed in a rendered markdown block.
+fn ids(block: &str) -> Vec<u64> {
+    block
+        .lines()
+        .filter_map(|l| l.strip_prefix('['))
+        .filter_map(|l| l.split(']').next()?.parse().ok())
+        .collect()
+}
+
+// ---- styles ------------------------------------------------------------------------------
+
+#[test]
+fn markdown_is_the_default_style() {
+    let sb = three();
+    let expected = "## Sources\n\n\
+                    [1] https://a.example/x — Alpha report\n\
+                    [2] https://b.example/y\n\
+                    [3] https://c.example/z?q=1 — Gamma\n";
+    sb.cite()
+        .arg("render")
+        .assert()
+        .success()
+        .stderr("")
+        .stdout(expected);
+    assert_eq!(render(&sb, &["--style", "markdown"]), expected);
+}
+
+#[test]
+fn plain_style() {
+    assert_eq!(
+        render(&three(), &["--style", "plain"]),
+        "Sources:\n\
+         [1] https://a.example/x — Alpha report\n\
+         [2] https://b.example/y\n\
+         [3] https://c.example/z?q=1 — Gamma\n"
+    );
+}
+
+#[test]
+fn footnotes_style() {
+    assert_eq!(
+        render(&three(), &["--style", "footnotes"]),
+        "[^1]: https://a.example/x — Alpha report\n\
+         [^2]: https://b.example/y\n\
+         [^3]: https://c.example/z?q=1 — Gamma\n"
+    );
+}
+
+#[test]
+fn bibtex_style() {
+    assert_eq!(
+        render(&three(), &["--style", "bibtex"]),
+        "@misc{source1,\n  title = {Alpha report},\n  howpublished = {\\url{https://a.example/x}},\n  note = {Accessed 2024-03-05}\n}\n\
+         @misc{source2,\n  title = {https://b.example/y},\n  howpublished = {\\url{https://b.example/y}},\n  note = {Accessed 2024-03-05}\n}\n\
+         @misc{source3,\n  title = {Gamma},\n  howpublished = {\\url{https://c.example/z?q=1}},\n  note = {Accessed 2024-03-05}\n}\n"
+    );
+}
+
+#[test]
+fn bibtex_escapes_what_latex_needs() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "add",
+        "https://a.example/r",
+        "--title",
+        "R&D: 100% of $5 for #1 in a_b {x}",
+        "--accessed",
+        "2024-03-05",
+    ]);
+    sb.ok(&[
+        "add",
+        "https://b.example/a_b%20c",
+        "--accessed",
+        "2024-03-05",
+    ]);
+    let out = render(&sb, &["--style", "bibtex"]);
+    assert!(
+        out.contains("  title = {R\\&D: 100\\% of \\$5 for \\#1 in a\\_b \\{x\\}},\n"),
+        "{out}"
+    );
+    // The URL as a title is escaped like any title.
+    assert!(
+        out.contains("  title = {https://b.example/a\\_b\\%20c},\n"),
+        "{out}"
+    );
+    assert!(out.contains("@misc{source2,\n"), "{out}");
+    assert!(out.contains("  note = {Accessed 2024-03-05}\n}\n"), "{out}");
+    // Every brace is balanced once escapes are set aside.
+    let unescaped = out.replace("\\{", "").replace("\\}", "");
+    assert_eq!(
+        unescaped.matches('{').count(),
+        unescaped.matches('}').count()
+    );
+}
+
+#[test]
+fn evidence_style_lists_quotes_under_their_entry() {
+    let sb = three();
+    let page = sb.file(
+        "page.txt",
+        "Water expands as it freezes,\nso ice floats on liquid water. Quoted \"words\" here.",
+    );
+    for (id, text) in [
+        ("1", "ice floats on liquid water"),
+        ("1", "water expands as it\n   freezes"),
+        ("3", "quoted \"words\" here"),
+    ] {
+        sb.ok(&["quote", id, "--text", text, "--from", s(&page)]);
+    }
+    assert_eq!(
+        render(&sb, &["--style", "evidence"]),
+        "## Sources\n\n\
+         [1] https://a.example/x — Alpha report\n    \
+         > \"ice floats on liquid water\"\n    \
+         > \"water expands as it freezes\"\n\
+         [2] https://b.example/y\n\
+         [3] https://c.example/z?q=1 — Gamma\n    \
+         > \"quoted \"words\" here\"\n"
+    );
+    // The other styles do not show quotes.
+    assert!(!render(&sb, &["--style", "markdown"]).contains('>'));
+}
+
+#[test]
+fn an_unknown_style_is_a_usage_error() {
+    three()
+        .cite()
+        .args(["render", "--style", "html"])
+        .assert()
+        .code(2)
+        .stdout("");
+}
+
+// ---- selection ---------------------------------------------------------------------------
+
+#[test]
+fn entries_come_in_id_order() {
+    let sb = many(4);
+    assert_eq!(ids(&render(&sb, &[])), [1, 2, 3, 4]);
+    assert_eq!(ids(&render(&sb, &["--only", "4,2,3"])), [2, 3, 4]);
+    let notes = render(&sb, &["--style", "footnotes", "--only", "3,1"]);
+    assert_eq!(
+        notes,
+        "[^1]: https://s1.example/p — Title 1\n[^3]: https://s3.example/p — Title 3\n"
+    );
+}
+
+#[test]
+fn only_takes_ids_and_ranges() {
+    let sb = many(9);
+    assert_eq!(ids(&render(&sb, &["--only", "1,3,5-7"])), [1, 3, 5, 6, 7]);
+    assert_eq!(ids(&render(&sb, &["--only", "1, 3, 5-7"])), [1, 3, 5, 6, 7]);
+    assert_eq!(ids(&render(&sb, &["--only", "2-2"])), [2]);
+    assert_eq!(ids(&render(&sb, &["--only", "8-20"])), [8, 9]);
+    assert_eq!(ids(&render(&sb, &["--only", "1,1,1-2"])), [1, 2]);
+}
+
+#[test]
+fn only_garbage_is_a_usage_error() {
+    let sb = many(3);
+    for bad in ["a", "3-1", "1-", "-3", "1;2", "", ",", "1,x", "1.5"] {
+        sb.cite()
+            .args(["render", &format!("--only={bad}")])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains("--only"));
+    }
+    // As separate arguments too.
+    for bad in ["a", "3-1"] {
+        sb.cite()
+            .args(["render", "--only", bad])
+            .assert()
+            .code(2)
+            .stdout("");
+    }
+}
+
+#[test]
+fn nothing_selected_is_exit_1() {
+    let sb = many(3);
+    sb.cite()
+        .args(["render", "--only", "99"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("no sources to render"));
+    Sandbox::new()
+        .cite()
+        .arg("render")
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("no sources to render"));
+}
+
+const CITING: &str = "# Report\n\
+\n\
+Ice floats on liquid water.[1] See also word[3] for more.\n\
+\n\
+```\n\
+let x = arr[2];\n\
+```\n\
+\n\
+~~~text\n\
+[5] inside a tilde fence\n\
+~~~\n\
+\n\
+## Sources\n\
+\n\
+[1] https://s1.example/p — Title 1\n\
+[4] https://s4.example/p — Title 4\n";
+
+#[test]
+fn cited_in_keeps_ids_cited_in_the_prose() {
+    let sb = many(6);
+    let draft = sb.file("draft.md", CITING);
+    // [2] and [5] are only in code, [4] only in the Sources block.
+    assert_eq!(ids(&render(&sb, &["--cited-in", s(&draft)])), [1, 3]);
+    assert_eq!(
+        ids(&render(&sb, &["--cited-in", s(&draft), "--only", "3-5"])),
+        [3]
+    );
+    sb.cite()
+        .args(["render", "--cited-in", s(&draft), "--only", "2,4-6"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("no sources to render"));
+    // Reading a draft does not change it.
+    assert_eq!(read(&draft), CITING);
+}
+
+#[test]
+fn cited_in_a_missing_draft_is_a_usage_error() {
+    let sb = many(2);
+    sb.cite()
+        .args(["render", "--cited-in"])
+        .arg(sb.path().join("nope.md"))
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("nope.md"));
+    sb.cite()
+        .args(["render", "--replace-in"])
+        .arg(sb.path().join("nope.md"))
+        .assert()
+        .code(2)
+        .stdout("");
+    assert!(!sb.path().join("nope.md").exists());
+}
+
+// ---- --replace-in ------------------------------------------------------------------------
+
+#[test]
+fn replace_in_rewrites_the_block_with_cited_ids_only() {
+    let sb = many(6);
+    let draft = sb.file("draft.md", CITING);
+    sb.cite()
+        .args(["render", "--replace-in"])
+        .arg(&draft)
+        .assert()
+        .success()
+        .stderr("")
+        .stdout(format!("Sources block rewritten in {}\n", draft.display()));
+    let body_end = CITING.find("## Sources").unwrap();
+    assert_eq!(
+        read(&draft),
+        format!(
+            "{}\n\n## Sources\n\n[1] https://s1.example/p — Title 1\n[3] https://s3.example/p — Title 3\n",
+            CITING[..body_end].trim_end()
+        )
+    );
+}
+
+#[test]
+fn replace_in_appends_a_block_to_a_draft_without_one() {
+    let sb = many(2);
+    let text = "Ice floats on liquid water.[2]";
+    let draft = sb.file("draft.md", text);
+    render(&sb, &["--replace-in", s(&draft)]);
+    assert_eq!(
+        read(&draft),
+        "Ice floats on liquid water.[2]\n\n## Sources\n\n[2] https://s2.example/p — Title 2\n"
+    );
+}
+
+#[test]
+fn replace_in_is_idempotent_in_every_style() {
+    for style in STYLES {
+        let sb = many(3);
+        let page = sb.file("page.txt", "Ice floats on liquid water, as everyone knows.");
+        sb.ok(&[
+            "quote",
+            "1",
+            "--text",
+            "ice floats on liquid",
+            "--from",
+            s(&page),
+        ]);
+        let draft = sb.file(
+            "draft.md",
+            "# T\n\nIce floats on liquid water.[1] Snow is frozen water.[3]\n",
+        );
+        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
+        let once = std::fs::read(&draft).unwrap();
+        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
+        let twice = std::fs::read(&draft).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&once),
+            String::from_utf8_lossy(&twice),
+            "{style}"
+        );
+        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
+        assert_eq!(std::fs::read(&draft).unwrap(), once, "{style}");
+    }
+}
+
+#[test]
+fn switching_styles_leaves_exactly_one_block() {
+    let sb = many(3);
+    let page = sb.file("page.txt", "Ice floats on liquid water, as everyone knows.");
+    sb.ok(&[
+        "quote",
+        "3",
+        "--text",
+        "as everyone knows",
+        "--from",
+        s(&page),
+    ]);
+    let body = "# T\n\nIce floats on liquid water.[1] Snow is frozen water.[3]";
+    let draft = sb.file("draft.md", &format!("{body}\n"));
+    let order = [
+        "markdown",
+        "bibtex",
+        "plain",
+        "footnotes",
+        "evidence",
+        "bibtex",
+        "markdown",
+        "evidence",
+        "footnotes",
+        "plain",
+        "markdown",
+    ];
+    for style in order {
+        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
+        let block = render(&sb, &["--style", style, "--cited-in", s(&draft)]);
+        assert_eq!(read(&draft), format!("{body}\n\n{block}"), "after {style}");
+    }
+}
+
+#[test]
+fn author_prose_under_a_sources_heading_survives() {
+    let sb = many(2);
+    let text = "# Report\n\nA claim is made here.[1]\n\n## Sources\n\nWe relied on three kinds of sources for this report.\n";
+    let draft = sb.file("draft.md", text);
+    for style in STYLES.iter().chain(STYLES.iter()) {
+        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
+        let block = render(&sb, &["--style", style, "--cited-in", s(&draft)]);
+        assert_eq!(
+            read(&draft),
+            format!("{}\n\n{block}", text.trim_end()),
+            "{style}"
+        );
+    }
+    // Prose that names ids under the heading is prose too.
+    let text = "Claim made here.[1]\n\n## Sources\n\n[1] and [2] disagree on the date.\n";
+    let draft = sb.file("other.md", text);
+    render(&sb, &["--replace-in", s(&draft)]);
+    let out = read(&draft);
+    assert!(out.starts_with(text.trim_end()), "{out}");
+    assert!(
+        out.ends_with(
+            "## Sources\n\n[1] https://s1.example/p — Title 1\n[2] https://s2.example/p — Title 2\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn text_before_the_block_is_kept_byte_for_byte() {
+    let sb = many(3);
+    let before = "---\ntitle: \"Über\"\n---\n\n#  Heading with  double  spaces  \n\n\tTabbed line.[2]  \n> quoted [1]\n\n| a | b |\n|---|---|\n| [3] | x |\n\n```\n## Sources\n[9] https://in.fence.example\n```\n\nLast prose line, with trailing spaces.   ";
+    let draft = sb.file(
+        "draft.md",
+        &format!("{before}\n\n\n## Sources\n\n[7] https://stale.example\n\n\n"),
+    );
+    render(&sb, &["--replace-in", s(&draft)]);
+    let out = read(&draft);
+    assert!(out.starts_with(before), "{out}");
+    assert_eq!(
+        &out[before.len()..],
+        "\n\n## Sources\n\n[1] https://s1.example/p — Title 1\n[2] https://s2.example/p — Title 2\n[3] https://s3.example/p — Title 3\n"
+    );
+    // The fenced "Sources" header is code: nothing after it was treated as a block.
+    assert!(out.contains("[9] https://in.fence.example"));
+}
+
+#[test]
+fn windows_line_endings_before_the_block_are_kept() {
+    let sb = many(2);
+    let before = "Title\r\n\r\nIce floats on liquid water.[1] Another claim is made here.[2]";
+    let draft = sb.file("draft.md", &format!("{before}\r\n"));
+    for style in STYLES {
+        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
+        let once = read(&draft);
+        assert!(once.starts_with(before), "{style}: {once:?}");
+        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
+        assert_eq!(read(&draft), once, "{style}");
+    }
+}
+
+#[test]
+fn stale_stacked_blocks_are_all_replaced() {
+    let sb = many(3);
+    let text = "Claim made here.[2]\n\n## Sources\n\n[1] https://old.example\n\n[^1]: https://older.example — Old\n\n@misc{source1,\n  title = {Old},\n  howpublished = {\\url{https://oldest.example}},\n  note = {Accessed 2020-01-01}\n}\n\nSources:\n[3] https://s3.example/p\n";
+    let draft = sb.file("draft.md", text);
+    render(&sb, &["--replace-in", s(&draft)]);
+    assert_eq!(
+        read(&draft),
+        "Claim made here.[2]\n\n## Sources\n\n[2] https://s2.example/p — Title 2\n"
+    );
+}
+
+#[test]
+fn nothing_selected_leaves_the_draft_untouched() {
+    let sb = many(3);
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "No citations at all here.\n\n## Sources\n\n[1] https://s1.example/p\n",
+            &[],
+        ),
+        ("Cites a missing id.[42]\n", &[]),
+        (
+            "Cites one.[1]\r\n\r\nSources:\n[1] https://x.example\n",
+            &["--only", "2-3"],
+        ),
+    ];
+    for (text, extra) in cases {
+        for style in STYLES {
+            let draft = sb.file("draft.md", text);
+            let before = std::fs::read(&draft).unwrap();
+            sb.cite()
+                .args(["render", "--style", style, "--replace-in"])
+                .arg(&draft)
+                .args(extra)
+                .assert()
+                .code(1)
+                .stdout("")
+                .stderr(predicate::str::contains("no sources to render"));
+            assert_eq!(std::fs::read(&draft).unwrap(), before, "{text:?} {style}");
+        }
+    }
+}
+
+#[test]
+fn replace_in_intersects_with_only() {
+    let sb = many(4);
+    let draft = sb.file("draft.md", "One.[1] Two [2] three [3] and four words.[4]\n");
+    render(&sb, &["--replace-in", s(&draft), "--only", "2-3,9"]);
+    assert_eq!(
+        read(&draft),
+        "One.[1] Two [2] three [3] and four words.[4]\n\n## Sources\n\n[2] https://s2.example/p — Title 2\n[3] https://s3.example/p — Title 3\n"
+    );
+}
+
+// ---- epochs ------------------------------------------------------------------------------
+
+#[test]
+fn epoch_renders_an_old_numbering() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example", "--title", "A"]);
+    sb.ok(&["add", "https://b.example"]);
+    sb.ok(&["reset"]);
+    sb.ok(&["add", "https://c.example", "--title", "C"]);
+    assert_eq!(
+        render(&sb, &[]),
+        "## Sources\n\n[1] https://c.example — C\n"
+    );
+    assert_eq!(
+        render(&sb, &["--epoch", "1"]),
+        "## Sources\n\n[1] https://a.example — A\n[2] https://b.example\n"
+    );
+    assert_eq!(
+        render(&sb, &["--epoch", "2", "--style", "plain"]),
+        "Sources:\n[1] https://c.example — C\n"
+    );
+    assert_eq!(
+        render(
+            &sb,
+            &["--epoch", "1", "--only", "2", "--style", "footnotes"]
+        ),
+        "[^2]: https://b.example\n"
+    );
+    sb.cite()
+        .args(["render", "--epoch", "7"])
+        .assert()
+        .failure()
+        .stdout("")
+        .stderr(predicate::str::contains("epoch"));
+}
