@@ -21,7 +21,7 @@ pub struct Args {
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let text = read_input(&args.file)?;
-    let ingested = env.ledger.ingest(&env.ctx, &text, args.via.as_deref())?;
+    let ingested = env.ledger.ingest(&env.ctx, text, args.via.as_deref())?;
     for s in &ingested.skipped {
         eprintln!("warn: skipped {:?}, not a URL ({})", s.given, s.reason);
     }

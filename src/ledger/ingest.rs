@@ -7,8 +7,10 @@
 //! if it is a string. Duplicates by canonical URL keep the first.
 
 use std::collections::HashSet;
+use std::fmt;
 
-use serde_json::Value;
+use serde::Deserializer;
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::url::canonicalize;
 
@@ -28,64 +30,159 @@ pub struct Skipped {
     pub reason: String,
 }
 
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64() != Some(0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
-}
-
-fn first_truthy<'a>(obj: &'a serde_json::Map<String, Value>, keys: &[&str]) -> Option<&'a Value> {
-    keys.iter().filter_map(|k| obj.get(*k)).find(|v| truthy(v))
-}
-
-/// Walks `root` and returns the URLs in document order, deduplicated, plus the
+/// Parses `json` and returns its URLs in document order, deduplicated, plus the
 /// URL-looking strings that were refused.
-pub fn find_urls(root: &Value) -> (Vec<Found>, Vec<Skipped>) {
+///
+/// The walk runs inside the parser, so no tree of the whole document is built: what
+/// stays in memory is the list of URLs found, which keeps a 100,000-result ingest small.
+pub fn find_urls(json: &str) -> Result<(Vec<Found>, Vec<Skipped>), serde_json::Error> {
+    let mut raw = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(json);
+    Node { out: &mut raw }.deserialize(&mut de)?;
+    de.end()?;
     let mut found = Vec::new();
     let mut skipped = Vec::new();
-    let mut seen = HashSet::new();
-    // An explicit stack, not recursion: hostile input may nest arbitrarily deep.
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        match node {
-            Value::Object(obj) => {
-                if let Some(Value::String(raw)) = first_truthy(obj, &["url", "link", "source_url"])
-                    && (raw.starts_with("http://") || raw.starts_with("https://"))
-                {
-                    {
-                        match canonicalize(raw) {
-                            Ok(url) => {
-                                if seen.insert(url.clone()) {
-                                    let title = match first_truthy(obj, &["title", "name"]) {
-                                        Some(Value::String(t)) => super::clean_title(t),
-                                        _ => String::new(),
-                                    };
-                                    found.push(Found {
-                                        given: raw.clone(),
-                                        url,
-                                        title,
-                                    });
-                                }
-                            }
-                            Err(e) => skipped.push(Skipped {
-                                given: raw.clone(),
-                                reason: e.reason,
-                            }),
-                        }
-                    }
+    // 128 bits of blake3 per URL instead of a copy of it: a collision is as likely as
+    // guessing a random 128-bit key.
+    let mut seen: HashSet<[u8; 16]> = HashSet::new();
+    for (given, title) in raw {
+        match canonicalize(&given) {
+            Ok(url) => {
+                let digest = blake3::hash(url.as_bytes());
+                let mut key = [0u8; 16];
+                key.copy_from_slice(&digest.as_bytes()[..16]);
+                if seen.insert(key) {
+                    found.push(Found { given, url, title });
                 }
-                stack.extend(obj.values().rev());
             }
-            Value::Array(items) => stack.extend(items.iter().rev()),
-            _ => {}
+            Err(e) => skipped.push(Skipped {
+                given,
+                reason: e.reason,
+            }),
         }
     }
-    (found, skipped)
+    Ok((found, skipped))
+}
+
+/// What the walk needs to know of a value: its string, or its Python truthiness.
+enum Seen {
+    Str(String),
+    Truthy,
+    Falsy,
+}
+
+impl Seen {
+    fn truthy(&self) -> bool {
+        match self {
+            Seen::Str(s) => !s.is_empty(),
+            Seen::Truthy => true,
+            Seen::Falsy => false,
+        }
+    }
+}
+
+/// The keys an object's own URL and title come from, in order of preference.
+const URL_KEYS: [&str; 3] = ["url", "link", "source_url"];
+const TITLE_KEYS: [&str; 2] = ["title", "name"];
+
+/// Visits one value, appending `(url as given, title)` for every object in it that
+/// names a URL, in the order `sources.py` walks: an object's own URL before those of
+/// the values inside it.
+struct Node<'a> {
+    out: &'a mut Vec<(String, String)>,
+}
+
+impl<'de> DeserializeSeed<'de> for Node<'_> {
+    type Value = Seen;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Seen, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+fn truth(b: bool) -> Seen {
+    if b { Seen::Truthy } else { Seen::Falsy }
+}
+
+impl<'de> Visitor<'de> for Node<'_> {
+    type Value = Seen;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Seen, E> {
+        Ok(truth(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Seen, E> {
+        Ok(truth(v != 0))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Seen, E> {
+        Ok(truth(v != 0))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Seen, E> {
+        Ok(truth(v != 0.0))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Seen, E> {
+        Ok(Seen::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Seen, E> {
+        Ok(Seen::Str(v))
+    }
+    fn visit_unit<E>(self) -> Result<Seen, E> {
+        Ok(Seen::Falsy)
+    }
+    fn visit_none<E>(self) -> Result<Seen, E> {
+        Ok(Seen::Falsy)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Seen, A::Error> {
+        let mut n = 0usize;
+        while seq.next_element_seed(Node { out: self.out })?.is_some() {
+            n += 1;
+        }
+        Ok(truth(n > 0))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen, A::Error> {
+        // A later duplicate key wins, as in a Python dict.
+        let mut urls: [Option<Seen>; 3] = [None, None, None];
+        let mut titles: [Option<Seen>; 2] = [None, None];
+        let mut inner = Vec::new();
+        let mut n = 0usize;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            n += 1;
+            let seen = map.next_value_seed(Node { out: &mut inner })?;
+            if let Some(i) = URL_KEYS.iter().position(|k| *k == key) {
+                urls[i] = Some(seen);
+            } else if let Some(i) = TITLE_KEYS.iter().position(|k| *k == key) {
+                titles[i] = Some(seen);
+            }
+        }
+        let first = |slots: &mut [Option<Seen>]| {
+            slots
+                .iter_mut()
+                .find(|s| s.as_ref().is_some_and(Seen::truthy))
+                .and_then(Option::take)
+        };
+        if let Some(Seen::Str(url)) = first(&mut urls)
+            && (url.starts_with("http://") || url.starts_with("https://"))
+        {
+            let title = match first(&mut titles) {
+                Some(Seen::Str(t)) => super::clean_title(&t),
+                _ => String::new(),
+            };
+            self.out.push((url, title));
+        }
+        self.out.append(&mut inner);
+        Ok(truth(n > 0))
+    }
+}
+
+impl From<serde_json::Error> for super::Error {
+    fn from(e: serde_json::Error) -> Self {
+        super::Error::Json(e.to_string())
+    }
 }
 
 #[cfg(test)]
@@ -107,7 +204,7 @@ mod tests {
             ]},
             "results": [{"url": "https://f.example", "title": 7}]
         });
-        let (found, skipped) = find_urls(&v);
+        let (found, skipped) = find_urls(&v.to_string()).unwrap();
         let urls: Vec<_> = found
             .iter()
             .map(|f| (f.url.as_str(), f.title.as_str()))

@@ -273,7 +273,7 @@ impl Ledger {
         }
         self.register(
             ctx,
-            &candidates,
+            candidates,
             &accessed,
             via.as_deref(),
             req.snapshot.as_deref(),
@@ -281,11 +281,12 @@ impl Ledger {
     }
 
     /// Registers every URL found in JSON tool output, in one transaction.
-    pub fn ingest(&self, ctx: &Context, json: &str, via: Option<&str>) -> Result<Ingested> {
+    /// Takes the input by value so that it is freed once parsed: a large ingest holds
+    /// the URLs it found, not the document they came in.
+    pub fn ingest(&self, ctx: &Context, json: String, via: Option<&str>) -> Result<Ingested> {
         let via = via.map(check_route).transpose()?;
-        let value: serde_json::Value =
-            serde_json::from_str(json).map_err(|e| Error::Json(e.to_string()))?;
-        let (found, skipped) = ingest::find_urls(&value);
+        let (found, skipped) = ingest::find_urls(&json)?;
+        drop(json);
         if found.is_empty() {
             return Err(Error::NoUrls);
         }
@@ -297,14 +298,14 @@ impl Ledger {
                 title: f.title,
             })
             .collect();
-        let sources = self.register(ctx, &candidates, &ctx.today(), via.as_deref(), None)?;
+        let sources = self.register(ctx, candidates, &ctx.today(), via.as_deref(), None)?;
         Ok(Ingested { sources, skipped })
     }
 
     fn register(
         &self,
         ctx: &Context,
-        candidates: &[Candidate],
+        candidates: Vec<Candidate>,
         accessed: &str,
         via: Option<&str>,
         snapshot: Option<&str>,
@@ -315,6 +316,8 @@ impl Ledger {
             let epoch = w.epoch();
             let mut out = Vec::with_capacity(candidates.len());
             let mut next = w.next_id(epoch)?;
+            // Candidates are consumed as they are registered, so a large ingest holds
+            // each URL once, not once as input and again as output.
             for c in candidates {
                 if let Some(id) = w.lookup(epoch, &c.url)? {
                     let mut row = w.source(epoch, id)?.ok_or(StoreError::Corrupted {
@@ -327,7 +330,7 @@ impl Ledger {
                             id,
                             title: c.title.clone(),
                         })?;
-                        row.title = c.title.clone();
+                        row.title = c.title;
                     }
                     let quotes = if row.quotes > 0 {
                         w.quotes(epoch, id)?.into_iter().map(Quote::from).collect()
@@ -342,7 +345,7 @@ impl Ledger {
                 let added = SourceAdded {
                     epoch,
                     id,
-                    url_given: c.given.clone(),
+                    url_given: c.given,
                     url: c.url.clone(),
                     title: c.title.clone(),
                     accessed: accessed.to_string(),
@@ -351,8 +354,8 @@ impl Ledger {
                 w.append(Event::SourceAdded(added))?;
                 out.push(Source {
                     id: id.0,
-                    url: c.url.clone(),
-                    title: c.title.clone(),
+                    url: c.url,
+                    title: c.title,
                     accessed: accessed.to_string(),
                     quotes: Vec::new(),
                     via: via.map(str::to_string),

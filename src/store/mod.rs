@@ -36,7 +36,7 @@ use tables::{
 
 /// redb's page cache per open store. Small on purpose: the 50 MiB peak-memory budget
 /// holds on a million-source ledger only if a full scan cannot fill a large cache.
-const CACHE_BYTES: usize = 16 << 20;
+const CACHE_BYTES: usize = 8 << 20;
 
 /// First bytes of every redb file.
 const REDB_MAGIC: &[u8] = b"redb\x1A\x0A\xA9\x0D\x0A";
