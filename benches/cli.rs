@@ -1,11 +1,14 @@
 //! Whole-process latency of `cite` commands (SPEC §5): `add` of a new URL into an empty
-//! ledger and into one of 100,000 sources, and read-only commands on the 100k ledger.
+//! ledger and into one of 100,000 sources, and read-only commands on the 100k ledger
+//! (`show`, `render --only`, a small `verify`; `list --json` as a full-dump reference).
 //!
 //! Every iteration spawns the release binary, so the numbers include process start-up,
 //! opening the store and (for `add`) the durable commit.
 
 mod common;
 
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -50,10 +53,34 @@ fn add(c: &mut Criterion) {
     g.bench_function("show 1", |b| {
         b.iter(|| run_ok(cite(&big).args(["show", "1"])))
     });
+    g.bench_function("render --only 1,3,5-7", |b| {
+        b.iter(|| run_ok(cite(&big).args(["render", "--only", "1,3,5-7"])))
+    });
+    let draft = small_draft(dir.path(), &big);
+    g.bench_function("verify small draft", |b| {
+        b.iter(|| run_ok(cite(&big).arg("verify").arg(&draft)))
+    });
     g.bench_function("list --json", |b| {
         b.iter(|| run_ok(cite(&big).args(["list", "--json"])))
     });
     g.finish();
+}
+
+/// A two-sentence draft citing [1] and [2], with the Sources block `render` makes for them.
+fn small_draft(dir: &Path, ledger: &Path) -> PathBuf {
+    let out = cite(ledger)
+        .args(["render", "--only", "1,2"])
+        .stdout(Stdio::piped())
+        .output()
+        .expect("spawn cite render");
+    assert!(out.status.success(), "render failed: {out:?}");
+    let mut text = String::from(
+        "The first claim is stated here clearly [1].\n\nThe second claim follows from it [2].\n\n",
+    );
+    text.push_str(&String::from_utf8(out.stdout).expect("utf-8 render"));
+    let path = dir.join("draft.md");
+    std::fs::write(&path, text).expect("write draft");
+    path
 }
 
 criterion_group!(benches, add);

@@ -140,11 +140,20 @@ rows.append(("`add` 100k ÷ empty", f"{ratio:.2f}×", "≤ 1.5×", "met" if rati
 rows.append((f"`add` new URL, 1M ledger (median of {runs})", ms(med["1M"]), "—", "reference"))
 
 # Read-only commands on 100k.
-for label, args in (("`show 1`", ["show", "1"]),
-                    ("`list --epoch 1 >/dev/null` (full dump)", ["list", "--epoch", "1"])):
+draft = os.path.join(work, "draft.md")
+block = subprocess.run([cite, "--ledger", l100k, "render", "--only", "1,2"], check=True,
+                       stdout=subprocess.PIPE).stdout.decode()
+with open(draft, "w") as f:
+    f.write("The first claim is stated here clearly [1].\n\n"
+            "The second claim follows from it [2].\n\n" + block)
+for label, args, target in (
+        ("`show 1`", ["show", "1"], True),
+        ("`render --only 1,3,5-7`", ["render", "--only", "1,3,5-7"], True),
+        ("`verify` of a 2-sentence draft", ["verify", draft], True),
+        ("`list --epoch 1 >/dev/null` (full dump)", ["list", "--epoch", "1"], False)):
     m = read_median(["--ledger", l100k, *args])
     print(f"{label} on 100k: median {ms(m)}")
-    if args[0] == "show":
+    if target:
         rows.append((f"{label}, 100k ledger (median of {runs})", ms(m), "< 3 ms",
                      "met" if m < 0.003 else "MISSED"))
     else:
@@ -154,6 +163,8 @@ for label, args in (("`show 1`", ["show", "1"]),
 # Peak memory on 1M.
 for label, args in (("`add` new URL", ["add", "https://rss.example/one"]),
                     ("`show 1`", ["show", "1"]),
+                    ("`render --only 1,3,5-7`", ["render", "--only", "1,3,5-7"]),
+                    ("`verify` of the 2-sentence draft", ["verify", draft]),
                     ("`list --json >/dev/null`", ["list", "--json"])):
     w, k = rss(["--ledger", l1m, *args])
     print(f"peak RSS on 1M, {label}: {mib(k)} ({w:.2f} s)")
