@@ -40,13 +40,31 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let cited = draft_text.as_deref().map(draft::cited_ids);
 
     let view = env.ledger.view(args.epoch)?;
+    // Read only what is selected: a few ids of a large ledger are a few lookups.
     let mut picked: Vec<Source> = Vec::new();
-    for s in view.sources()? {
-        let s = s?;
-        let keep = only.as_ref().is_none_or(|o| o.contains(s.id))
-            && cited.as_ref().is_none_or(|c| c.contains(&s.id));
-        if keep {
-            picked.push(s);
+    match (&cited, &only) {
+        (Some(cited), _) => {
+            for &id in cited {
+                if only.as_ref().is_none_or(|o| o.contains(id)) {
+                    match view.source(id) {
+                        Ok(s) => picked.push(s),
+                        Err(crate::ledger::Error::UnknownSource(_)) => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+            }
+        }
+        (None, Some(only)) => {
+            for (lo, hi) in only.ranges() {
+                for s in view.sources_between(lo, hi)? {
+                    picked.push(s?);
+                }
+            }
+        }
+        (None, None) => {
+            for s in view.sources()? {
+                picked.push(s?);
+            }
         }
     }
     let block = sources::block(&picked, args.style);

@@ -1,7 +1,7 @@
 //! `cite verify DRAFT`: check a draft's citations, Sources block, coverage and evidence
 //! against the ledger.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use crate::draft::{self, LedgerFacts, VerifyOptions};
@@ -30,9 +30,13 @@ pub struct Args {
     json: bool,
 }
 
-/// What verification needs to know of each source.
+/// What verification needs to know of the ledger, read up front for the ids the draft
+/// mentions only: a small draft against a large ledger reads a few rows, not all.
 struct Facts {
-    by_id: HashMap<u64, (String, Vec<String>)>,
+    /// URL and quote count of each id the draft cites or lists, when it is in the ledger.
+    by_id: HashMap<u64, (String, u64)>,
+    ranges: Vec<(u64, u64)>,
+    quoted: u64,
 }
 
 impl LedgerFacts for Facts {
@@ -40,15 +44,13 @@ impl LedgerFacts for Facts {
         self.by_id.get(&id).map(|(u, _)| u.clone())
     }
     fn has_quotes(&self, id: u64) -> bool {
-        self.by_id.get(&id).is_some_and(|(_, q)| !q.is_empty())
+        self.by_id.get(&id).is_some_and(|&(_, q)| q > 0)
     }
-    fn ids(&self) -> Vec<u64> {
-        let mut ids: Vec<u64> = self.by_id.keys().copied().collect();
-        ids.sort_unstable();
-        ids
+    fn id_ranges(&self) -> Vec<(u64, u64)> {
+        self.ranges.clone()
     }
     fn quoted_count(&self) -> usize {
-        self.by_id.values().filter(|(_, q)| !q.is_empty()).count()
+        self.quoted as usize
     }
 }
 
@@ -76,27 +78,47 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         Err(e) => return Err(CliError::unreadable(&args.draft, &e)),
     };
     let view = env.ledger.view(args.epoch)?;
+    let analysis = draft::analyze(&text);
+    let mentioned: BTreeSet<u64> = analysis
+        .citations
+        .iter()
+        .map(|c| c.id)
+        .chain(
+            analysis
+                .block
+                .iter()
+                .flat_map(|b| b.entries.iter().map(|e| e.id)),
+        )
+        .collect();
     let mut by_id = HashMap::new();
-    for s in view.sources()? {
-        let s = s?;
-        let quotes = s.quotes.into_iter().map(|q| q.text).collect();
-        by_id.insert(s.id, (s.url, quotes));
+    for id in mentioned {
+        if let Some(brief) = view.brief(id)? {
+            by_id.insert(id, brief);
+        }
     }
-    let facts = Facts { by_id };
+    let facts = Facts {
+        by_id,
+        ranges: view.id_ranges()?,
+        quoted: view.quoted_count()?,
+    };
     let opts = VerifyOptions {
         strict: args.strict,
         min_coverage: args.min_coverage,
         evidence: args.evidence,
     };
     let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
-    let report = draft::verify(&text, &facts, &opts, &normalize);
+    let report = draft::verify_analysis(&analysis, &facts, &opts, &normalize);
 
     // For each cited source, its quotes: what `--evidence` names.
     let evidence: Vec<(u64, Vec<String>)> = if args.evidence {
-        draft::cited_ids(&text)
-            .into_iter()
-            .filter_map(|id| facts.by_id.get(&id).map(|(_, q)| (id, q.clone())))
-            .collect()
+        let mut out = Vec::new();
+        for id in draft::cited_ids(&text) {
+            if facts.has_quotes(id) {
+                let quotes = view.source(id)?.quotes.into_iter().map(|q| q.text);
+                out.push((id, quotes.collect()));
+            }
+        }
+        out
     } else {
         Vec::new()
     };

@@ -16,8 +16,8 @@ impl LedgerFacts for Small {
     fn has_quotes(&self, id: u64) -> bool {
         id % 2 == 1
     }
-    fn ids(&self) -> Vec<u64> {
-        (1..=5).collect()
+    fn id_ranges(&self) -> Vec<(u64, u64)> {
+        vec![(1, 5)]
     }
     fn quoted_count(&self) -> usize {
         3

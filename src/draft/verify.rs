@@ -21,8 +21,9 @@ pub trait LedgerFacts {
     fn url(&self, id: u64) -> Option<String>;
     /// Whether source `id` carries at least one verified quote.
     fn has_quotes(&self, id: u64) -> bool;
-    /// Every id in the ledger.
-    fn ids(&self) -> Vec<u64>;
+    /// Every id in the ledger, as sorted, disjoint, inclusive ranges (ids are dense, so
+    /// usually one range: a million-source ledger is not a million-element list).
+    fn id_ranges(&self) -> Vec<(u64, u64)>;
     /// How many sources carry at least one quote.
     fn quoted_count(&self) -> usize;
 }
@@ -224,7 +225,11 @@ pub fn verify_analysis(
             with_provenance as f64 / n as f64
         },
         distinct_cited: cited.len(),
-        in_ledger: ledger.ids().len(),
+        in_ledger: ledger
+            .id_ranges()
+            .iter()
+            .map(|&(lo, hi)| (hi - lo + 1) as usize)
+            .sum(),
         quoted: ledger.quoted_count(),
     };
     let breakdown = format!(
@@ -282,18 +287,24 @@ pub fn verify_analysis(
         });
     }
 
-    let mut registered = ledger.ids();
-    registered.sort_unstable();
-    registered.dedup();
-    let uncited: Vec<u64> = registered
-        .into_iter()
-        .filter(|id| !cited.contains_key(id))
-        .collect();
+    let mut uncited: Vec<(u64, u64)> = Vec::new();
+    for (lo, hi) in ledger.id_ranges() {
+        let mut start = lo;
+        for (&id, _) in cited.range(lo..=hi) {
+            if id > start {
+                uncited.push((start, id - 1));
+            }
+            start = id + 1;
+        }
+        if start <= hi {
+            uncited.push((start, hi));
+        }
+    }
     if !uncited.is_empty() {
         warnings.push(Finding {
             message: format!(
                 "registered in the ledger but not cited in this draft: {}",
-                id_list(&uncited)
+                range_list(&uncited)
             ),
             line: None,
         });
@@ -338,6 +349,24 @@ pub fn verify_analysis(
         warnings,
         exit_code: i32::from(failed),
     }
+}
+
+/// Up to this many ids are listed one by one, as `sources.py` lists them.
+const LIST_IN_FULL: u64 = 20;
+
+/// `[a], [b]` for a short list; past [`LIST_IN_FULL`] ids, runs of three or more become
+/// `[a]–[b]`, so a draft citing 3 of 100,000 sources gets a line, not a megabyte.
+fn range_list(ranges: &[(u64, u64)]) -> String {
+    let total: u64 = ranges.iter().map(|&(lo, hi)| hi - lo + 1).sum();
+    let mut parts = Vec::new();
+    for &(lo, hi) in ranges {
+        if total > LIST_IN_FULL && hi - lo >= 2 {
+            parts.push(format!("[{lo}]–[{hi}]"));
+        } else {
+            parts.extend((lo..=hi).map(|id| format!("[{id}]")));
+        }
+    }
+    parts.join(", ")
 }
 
 /// `[a], [b]`.
@@ -385,8 +414,17 @@ mod tests {
         fn has_quotes(&self, id: u64) -> bool {
             self.quoted.contains(&id)
         }
-        fn ids(&self) -> Vec<u64> {
-            self.urls.keys().copied().collect()
+        fn id_ranges(&self) -> Vec<(u64, u64)> {
+            let mut out: Vec<(u64, u64)> = Vec::new();
+            let mut ids: Vec<u64> = self.urls.keys().copied().collect();
+            ids.sort_unstable();
+            for id in ids {
+                match out.last_mut() {
+                    Some((_, hi)) if *hi + 1 == id => *hi = id,
+                    _ => out.push((id, id)),
+                }
+            }
+            out
         }
         fn quoted_count(&self) -> usize {
             self.quoted.len()

@@ -224,6 +224,46 @@ impl View {
         }
     }
 
+    /// The URL of source `id` and how many quotes it carries, without reading them.
+    pub fn brief(&self, id: u64) -> Result<Option<(String, u64)>> {
+        let found = match &self.reader {
+            None => None,
+            Some(r) => r.source(self.epoch, SourceId(id))?,
+        };
+        Ok(found.map(|s| (s.row.url, s.row.quotes)))
+    }
+
+    /// The epoch's ids as sorted inclusive ranges (one range when ids are dense).
+    pub fn id_ranges(&self) -> Result<Vec<(u64, u64)>> {
+        match &self.reader {
+            None => Ok(Vec::new()),
+            Some(r) => Ok(r.id_ranges(self.epoch)?),
+        }
+    }
+
+    /// How many sources of the epoch carry at least one quote.
+    pub fn quoted_count(&self) -> Result<u64> {
+        match &self.reader {
+            None => Ok(0),
+            Some(r) => Ok(r.quoted_count(self.epoch)?),
+        }
+    }
+
+    /// The sources with ids in `lo..=hi`, in id order, streamed.
+    pub fn sources_between(
+        &self,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<Source>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(
+                r.sources_between(self.epoch, lo, hi)?
+                    .map(|s| self.full(s.map_err(Error::from)?)),
+            )),
+        }
+    }
+
     /// Every source of the epoch in id order, streamed.
     pub fn sources(&self) -> Result<Box<dyn Iterator<Item = Result<Source>> + '_>> {
         match &self.reader {

@@ -144,6 +144,21 @@ impl IdSet {
         Ok(IdSet(ranges))
     }
 
+    /// The ranges, sorted and merged, so that reading them in order yields each id once,
+    /// in id order.
+    pub fn ranges(&self) -> Vec<(u64, u64)> {
+        let mut sorted = self.0.clone();
+        sorted.sort_unstable();
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for (lo, hi) in sorted {
+            match out.last_mut() {
+                Some((_, end)) if lo <= end.saturating_add(1) => *end = (*end).max(hi),
+                _ => out.push((lo, hi)),
+            }
+        }
+        out
+    }
+
     pub fn contains(&self, id: u64) -> bool {
         self.0.iter().any(|&(lo, hi)| lo <= id && id <= hi)
     }
@@ -200,6 +215,10 @@ mod tests {
     #[test]
     fn only_lists() {
         let ids = IdSet::parse("1, 3,5-7").unwrap();
+        assert_eq!(
+            IdSet::parse("9,5-7,1,6-8,2").unwrap().ranges(),
+            [(1, 2), (5, 9)]
+        );
         assert!(ids.contains(1) && ids.contains(3) && ids.contains(6) && !ids.contains(4));
         for bad in ["a", "1-", "7-5", "", ",", "1;2", "-3"] {
             assert!(IdSet::parse(bad).is_err(), "{bad}");

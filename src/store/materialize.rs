@@ -8,7 +8,7 @@ use redb::{ReadableTable, Table};
 
 use super::StoreError;
 use super::event::{Epoch, Event, Seq, SourceId};
-use super::tables::{META_EPOCH, QuoteRow, SourceRow};
+use super::tables::{META_COUNT_PREFIX, META_EPOCH, META_QUOTED_PREFIX, QuoteRow, SourceRow};
 
 /// The materialized tables of one write transaction.
 pub struct Views<'t> {
@@ -39,6 +39,11 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
                 .insert((added.epoch.0, added.url.as_str()), added.id.0)?;
             views.sources.insert(key, row.encode().as_slice())?;
             views.history.insert((key.0, key.1, seq.0), ())?;
+            let count = count_key(added.epoch);
+            let n = read_u64(&views.meta, &count)?.unwrap_or(0) + 1;
+            views
+                .meta
+                .insert(count.as_str(), n.to_le_bytes().as_slice())?;
         }
         Event::TitleSet { epoch, id, title } => {
             update_source(views, seq, *epoch, *id, "title set", |row| {
@@ -51,6 +56,13 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
                 row.quotes += 1;
                 n = row.quotes;
             })?;
+            if n == 1 {
+                let key = quoted_key(q.epoch);
+                let quoted = read_u64(&views.meta, &key)?.unwrap_or(0) + 1;
+                views
+                    .meta
+                    .insert(key.as_str(), quoted.to_le_bytes().as_slice())?;
+            }
             let quote = QuoteRow {
                 text: q.text.clone(),
                 snapshot: q.snapshot,
@@ -107,6 +119,36 @@ fn update_source(
     views.sources.insert(key, row.encode().as_slice())?;
     views.history.insert((key.0, key.1, seq.0), ())?;
     Ok(())
+}
+
+/// The meta key counting the sources of `epoch`.
+pub fn count_key(epoch: Epoch) -> String {
+    format!("{META_COUNT_PREFIX}{}", epoch.0)
+}
+
+/// The meta key counting the sources of `epoch` that carry a quote.
+pub fn quoted_key(epoch: Epoch) -> String {
+    format!("{META_QUOTED_PREFIX}{}", epoch.0)
+}
+
+/// A u64 stored little-endian under `key` in the meta table.
+pub fn read_u64(
+    meta: &impl ReadableTable<&'static str, &'static [u8]>,
+    key: &str,
+) -> Result<Option<u64>, StoreError> {
+    match meta.get(key)? {
+        None => Ok(None),
+        Some(g) => {
+            let bytes: [u8; 8] = g
+                .value()
+                .try_into()
+                .map_err(|_| StoreError::CorruptedEntry {
+                    what: format!("meta entry {key:?}"),
+                    reason: "not 8 bytes".into(),
+                })?;
+            Ok(Some(u64::from_le_bytes(bytes)))
+        }
+    }
 }
 
 /// The current epoch as the meta table records it (the first epoch when unset).

@@ -666,6 +666,70 @@ impl Reader {
         }))
     }
 
+    /// How many sources of `epoch` carry at least one quote.
+    pub fn quoted_count(&self, epoch: Epoch) -> Result<u64, StoreError> {
+        match self.table(META)? {
+            None => Ok(0),
+            Some(meta) => {
+                Ok(materialize::read_u64(&meta, &materialize::quoted_key(epoch))?.unwrap_or(0))
+            }
+        }
+    }
+
+    /// The sources of `epoch` with ids in `lo..=hi`, in id order, streamed.
+    pub fn sources_between(
+        &self,
+        epoch: Epoch,
+        lo: u64,
+        hi: u64,
+    ) -> Result<impl Iterator<Item = Result<StoredSource, StoreError>> + use<>, StoreError> {
+        let range = match self.table(SOURCES)? {
+            None => None,
+            Some(t) => Some(t.range((epoch.0, lo)..=(epoch.0, hi))?),
+        };
+        Ok(range.into_iter().flatten().map(move |item| {
+            let (k, v) = item?;
+            let (e, id) = k.value();
+            Ok(StoredSource {
+                epoch: Epoch(e),
+                id: SourceId(id),
+                row: decode_row(e, id, v.value())?,
+            })
+        }))
+    }
+
+    /// The ids of `epoch` as inclusive ranges, in order. Ids are dense, so this is one
+    /// range unless a store was built otherwise; then the keys are scanned.
+    pub fn id_ranges(&self, epoch: Epoch) -> Result<Vec<(u64, u64)>, StoreError> {
+        let Some(t) = self.table(SOURCES)? else {
+            return Ok(Vec::new());
+        };
+        let last = self.count(epoch)?;
+        if last == 0 {
+            return Ok(Vec::new());
+        }
+        let first = match t.range((epoch.0, 0)..=(epoch.0, u64::MAX))?.next() {
+            Some(item) => item?.0.value().1,
+            None => return Ok(Vec::new()),
+        };
+        let stored = match self.table(META)? {
+            None => None,
+            Some(meta) => materialize::read_u64(&meta, &materialize::count_key(epoch))?,
+        };
+        if first == 1 && stored == Some(last) {
+            return Ok(vec![(1, last)]);
+        }
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for item in t.range((epoch.0, 0)..=(epoch.0, u64::MAX))? {
+            let id = item?.0.value().1;
+            match out.last_mut() {
+                Some((_, hi)) if *hi + 1 == id => *hi = id,
+                _ => out.push((id, id)),
+            }
+        }
+        Ok(out)
+    }
+
     /// Number of sources in `epoch`: the highest id, since ids are dense.
     pub fn count(&self, epoch: Epoch) -> Result<u64, StoreError> {
         let Some(t) = self.table(SOURCES)? else {

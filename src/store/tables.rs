@@ -13,10 +13,18 @@ pub const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 
 /// name → little-endian bytes. Keys: [`META_FORMAT`] (u16, written when the store is
 /// created), [`META_HEAD`] (seq u64 then hash 32 bytes of the last record, rewritten with
-/// every append), [`META_EPOCH`] (u64, the current epoch, rewritten by `reset`).
+/// every append), [`META_EPOCH`] (u64, the current epoch, rewritten by `reset`), and the
+/// per-epoch counters under [`META_COUNT_PREFIX`] and [`META_QUOTED_PREFIX`]. All but the
+/// format and head are views of the log.
 pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
 pub const META_FORMAT: &str = "format";
+/// Prefix of `count/EPOCH` keys (u64 LE): how many sources the epoch holds, rewritten
+/// with every source added; equal to the highest id exactly when ids have no gap.
+pub const META_COUNT_PREFIX: &str = "count/";
+/// Prefix of `quoted/EPOCH` keys (u64 LE): how many sources of the epoch carry a quote,
+/// rewritten when a source gets its first one, so `verify` need not count them.
+pub const META_QUOTED_PREFIX: &str = "quoted/";
 pub const META_HEAD: &str = "head";
 pub const META_EPOCH: &str = "epoch";
 
