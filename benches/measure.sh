@@ -121,8 +121,10 @@ rows.append(("peak RSS, `ingest` 100k", mib(ing_rss), "—", "not a 1M-ledger co
 w1m, k1m = rss(["--ledger", l1m, "ingest", in1m])
 print(f"ingest 1M (builds the 1M ledger): {w1m:.2f} s, peak RSS {mib(k1m)}")
 rows.append(("`ingest` 1M URLs (builds the 1M ledger)", f"{w1m:.2f} s", "—", "reference"))
-rows.append(("peak RSS, `ingest` 1M URLs into a fresh ledger", mib(k1m), "< 50 MiB",
-             "met" if k1m < 50 * 1024 else "MISSED"))
+# Not a command *on* a 1M ledger: one transaction over a 1M-URL input buffers every id
+# it will print until the commit, about 0.4 KiB per URL (see README).
+rows.append(("peak RSS, `ingest` 1M URLs into a fresh ledger", mib(k1m), "—",
+             "scales with the input"))
 for p in (in100k, in1m):
     os.remove(p)
 
@@ -159,6 +161,43 @@ for label, args, target in (
     else:
         rows.append((f"{label}, 100k ledger (median of {runs})", ms(m), "— (not a §5 read)",
                      "reference"))
+
+# Evidence and drafts: a 1 MB draft against 10,000 sources, a quote against a 10 MB page.
+l10k = os.path.join(work, "l10k.redb")
+in10k = gen_input(10_000)
+run(["--ledger", l10k, "ingest", in10k])
+os.remove(in10k)
+sentence = "Claim number {i} is supported by its source and stated with care.[{id}] "
+parts, size, i = [], 0, 0
+while size < 1_000_000:
+    line = sentence.format(i=i, id=i % 10_000 + 1)
+    parts.append(line if i % 8 else line + "\n\n")
+    size += len(line)
+    i += 1
+big_draft = os.path.join(work, "big-draft.md")
+with open(big_draft, "w") as f:
+    f.write("".join(parts))
+run(["--ledger", l10k, "render", "--replace-in", big_draft])
+print(f"1 MB draft: {os.path.getsize(big_draft)} bytes")
+m = read_median(["--ledger", l10k, "verify", big_draft], n=10)
+print(f"verify 1 MB draft against 10k sources: median {ms(m)}")
+rows.append(("`verify` of a 1 MB draft, 10k ledger (median of 10)", ms(m), "< 100 ms",
+             "met" if m < 0.1 else "MISSED"))
+words = [f"word{j % 997}" for j in range(1_300_000)]
+page = os.path.join(work, "page.txt")
+with open(page, "w") as f:
+    f.write(" ".join(words))
+print(f"page: {os.path.getsize(page)} bytes")
+first = timed(["--ledger", l10k, "quote", "1", "--text", " ".join(words[-6:]), "--from", page])
+qs = [timed(["--ledger", l10k, "quote", "1", "--text", " ".join(words[-k - 6:-k]),
+             "--from", page]) for k in range(1, 11)]
+print(f"quote against a 10 MB page: first (stores the page) {ms(first)}, "
+      f"median of 10 more {ms(statistics.median(qs))}")
+rows.append(("`quote` against a 10 MB page, first (stores the page)", ms(first), "< 200 ms",
+             "met" if first < 0.2 else "MISSED"))
+rows.append(("`quote` against the same 10 MB page (median of 10)",
+             ms(statistics.median(qs)), "< 200 ms",
+             "met" if statistics.median(qs) < 0.2 else "MISSED"))
 
 # Peak memory on 1M.
 for label, args in (("`add` new URL", ["add", "https://rss.example/one"]),

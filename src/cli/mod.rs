@@ -5,12 +5,16 @@
 //! into a checked request, calls one ledger operation and prints the result.
 
 mod add;
+mod audit;
 mod error;
+mod export;
+mod import;
 mod ingest;
 mod list;
 mod log;
 mod quote;
 mod render;
+mod rebuild;
 mod reset;
 mod show;
 mod verify;
@@ -64,6 +68,14 @@ enum Command {
     Render(render::Args),
     /// Check a draft's citations against the ledger
     Verify(verify::Args),
+    /// Recompute every table from the event log (exclusive maintenance)
+    Rebuild(rebuild::Args),
+    /// Check the hash chain, replay the log, re-check every quote and snapshot
+    Audit(audit::Args),
+    /// Import a sources.py JSON ledger into the current epoch, ids preserved
+    Import(import::Args),
+    /// Export the ledger: jsonl, hermes-json, csl-json, biblatex or ris
+    Export(export::Args),
 }
 
 fn parse_wait(s: &str) -> Result<Duration, String> {
@@ -164,6 +176,10 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Quote(a) => quote::run(&mut env, &a),
         Command::Render(a) => render::run(&mut env, &a),
         Command::Verify(a) => verify::run(&mut env, &a),
+        Command::Rebuild(a) => rebuild::run(&mut env, &a),
+        Command::Audit(a) => audit::run(&mut env, &a),
+        Command::Import(a) => import::run(&mut env, &a),
+        Command::Export(a) => export::run(&mut env, &a),
     }
 }
 

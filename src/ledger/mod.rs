@@ -121,10 +121,11 @@ pub struct Quote {
     pub text: String,
     /// The day it was attached, `YYYY-MM-DD`.
     pub added: String,
-    /// blake3 of the page text it was checked against, hex.
-    pub snapshot: String,
+    /// blake3 of the page text it was checked against, hex; `None` for a quote
+    /// imported from `sources.py`, which kept no page text.
+    pub snapshot: Option<String>,
     /// Where it sits in that text (W3C TextQuoteSelector, character offsets).
-    pub selector: TextQuote,
+    pub selector: Option<TextQuote>,
 }
 
 impl From<QuoteRow> for Quote {
@@ -132,7 +133,7 @@ impl From<QuoteRow> for Quote {
         Quote {
             text: q.text,
             added: q.added,
-            snapshot: event::hex(&q.snapshot),
+            snapshot: q.snapshot.as_ref().map(event::hex),
             selector: q.selector,
         }
     }
@@ -159,9 +160,10 @@ pub struct Attached {
     pub quotes: u64,
     /// False when the same quote (by matching key) was already attached.
     pub added: bool,
-    pub selector: TextQuote,
-    /// blake3 of the evidence text, hex.
-    pub snapshot: String,
+    /// Where the quote sits in its snapshot (`None` for an imported quote).
+    pub selector: Option<TextQuote>,
+    /// blake3 of the evidence text, hex (`None` for an imported quote).
+    pub snapshot: Option<String>,
 }
 
 /// A request to register URLs, checked before the store is touched.
@@ -451,7 +453,7 @@ impl Ledger {
                     quotes: row.quotes,
                     added: false,
                     selector: q.selector.clone(),
-                    snapshot: event::hex(&q.snapshot),
+                    snapshot: q.snapshot.as_ref().map(event::hex),
                 });
             }
             w.append(Event::QuoteAttached(QuoteAttached {
@@ -466,8 +468,8 @@ impl Ledger {
                 id,
                 quotes: row.quotes + 1,
                 added: true,
-                selector,
-                snapshot: event::hex(&snapshot),
+                selector: Some(selector),
+                snapshot: Some(event::hex(&snapshot)),
             })
         })
     }

@@ -114,6 +114,18 @@ pub enum EventView {
         id: u64,
         snapshot: String,
     },
+    Imported {
+        epoch: u64,
+        from: String,
+        sources: u64,
+        quotes: u64,
+    },
+    QuoteImported {
+        epoch: u64,
+        id: u64,
+        text: String,
+        added: String,
+    },
 }
 
 impl EventView {
@@ -154,6 +166,28 @@ impl EventView {
                 id: id.0,
                 snapshot: event::hex(snapshot),
             },
+            Event::Imported {
+                epoch,
+                from,
+                sources,
+                quotes,
+            } => EventView::Imported {
+                epoch: epoch.0,
+                from: from.clone(),
+                sources: *sources,
+                quotes: *quotes,
+            },
+            Event::QuoteImported {
+                epoch,
+                id,
+                text,
+                added,
+            } => EventView::QuoteImported {
+                epoch: epoch.0,
+                id: id.0,
+                text: text.clone(),
+                added: added.clone(),
+            },
         }
     }
 
@@ -163,7 +197,9 @@ impl EventView {
             EventView::SourceAdded { epoch, .. }
             | EventView::TitleSet { epoch, .. }
             | EventView::QuoteAttached { epoch, .. }
-            | EventView::SnapshotStored { epoch, .. } => *epoch,
+            | EventView::SnapshotStored { epoch, .. }
+            | EventView::Imported { epoch, .. }
+            | EventView::QuoteImported { epoch, .. } => *epoch,
             EventView::Reset { new_epoch } => *new_epoch,
         }
     }

@@ -74,6 +74,17 @@ pub fn describe(event: &EventView) -> String {
             "quoted [{id}] \"{text}\" (chars {start}–{end} of snapshot {}) (epoch {epoch})",
             &snapshot[..12.min(snapshot.len())]
         ),
+        EventView::Imported {
+            epoch,
+            from,
+            sources,
+            quotes,
+        } => format!(
+            "imported {sources} source(s) and {quotes} quote(s) from {from} (epoch {epoch})"
+        ),
+        EventView::QuoteImported {
+            epoch, id, text, ..
+        } => format!("quote imported for [{id}] \"{text}\", without page text (epoch {epoch})"),
         EventView::SnapshotStored {
             epoch,
             id,
@@ -137,10 +148,16 @@ pub fn show(d: &SourceDetail) -> Vec<String> {
         out.push("quotes:".to_string());
         for q in &s.quotes {
             out.push(format!("  > \"{}\"", q.text));
-            out.push(format!(
-                "    checked against snapshot {} at chars {}–{}, attached {}",
-                q.snapshot, q.selector.start, q.selector.end, q.added
-            ));
+            match (&q.snapshot, &q.selector) {
+                (Some(hash), Some(sel)) => out.push(format!(
+                    "    checked against snapshot {hash} at chars {}–{}, attached {}",
+                    sel.start, sel.end, q.added
+                )),
+                _ => out.push(format!(
+                    "    imported from sources.py without page text (not re-checkable), added {}",
+                    q.added
+                )),
+            }
         }
     }
     out.push("history:".to_string());

@@ -76,6 +76,24 @@ pub enum Event {
         id: SourceId,
         snapshot: Hash,
     },
+    /// Index 5: the start of an import of a `sources.py` ledger into `epoch`; the
+    /// `SourceAdded` and `QuoteImported` records of the same transaction follow it.
+    Imported {
+        epoch: Epoch,
+        /// The file imported, as given.
+        from: String,
+        sources: u64,
+        quotes: u64,
+    },
+    /// Index 6: a quote carried over by an import. `sources.py` kept no page text, so
+    /// there is no snapshot to re-check it against.
+    QuoteImported {
+        epoch: Epoch,
+        id: SourceId,
+        text: String,
+        /// The date `sources.py` recorded, as it recorded it.
+        added: String,
+    },
 }
 
 /// Where a quote sits in its snapshot: a W3C TextQuoteSelector, with the character

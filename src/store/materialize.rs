@@ -51,29 +51,32 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
             })?;
         }
         Event::QuoteAttached(q) => {
-            let mut n = 0;
-            update_source(views, seq, q.epoch, q.id, "quote attached", |row| {
-                row.quotes += 1;
-                n = row.quotes;
-            })?;
-            if n == 1 {
-                let key = quoted_key(q.epoch);
-                let quoted = read_u64(&views.meta, &key)?.unwrap_or(0) + 1;
-                views
-                    .meta
-                    .insert(key.as_str(), quoted.to_le_bytes().as_slice())?;
-            }
             let quote = QuoteRow {
                 text: q.text.clone(),
-                snapshot: q.snapshot,
-                selector: q.selector.clone(),
+                snapshot: Some(q.snapshot),
+                selector: Some(q.selector.clone()),
                 added: q.added.clone(),
                 seq: seq.0,
             };
-            views
-                .quotes
-                .insert((q.epoch.0, q.id.0, n), quote.encode().as_slice())?;
+            add_quote(views, seq, q.epoch, q.id, &quote)?;
         }
+        Event::QuoteImported {
+            epoch,
+            id,
+            text,
+            added,
+        } => {
+            let quote = QuoteRow {
+                text: text.clone(),
+                snapshot: None,
+                selector: None,
+                added: added.clone(),
+                seq: seq.0,
+            };
+            add_quote(views, seq, *epoch, *id, &quote)?;
+        }
+        // A marker for the reader of the log; the records after it do the work.
+        Event::Imported { .. } => {}
         Event::SnapshotStored {
             epoch,
             id,
@@ -89,6 +92,32 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
                 .insert(META_EPOCH, new_epoch.0.to_le_bytes().as_slice())?;
         }
     }
+    Ok(())
+}
+
+/// Appends `quote` to source `id`'s quotes and keeps the counters in step.
+fn add_quote(
+    views: &mut Views<'_>,
+    seq: Seq,
+    epoch: Epoch,
+    id: SourceId,
+    quote: &QuoteRow,
+) -> Result<(), StoreError> {
+    let mut n = 0;
+    update_source(views, seq, epoch, id, "quote attached", |row| {
+        row.quotes += 1;
+        n = row.quotes;
+    })?;
+    if n == 1 {
+        let key = quoted_key(epoch);
+        let quoted = read_u64(&views.meta, &key)?.unwrap_or(0) + 1;
+        views
+            .meta
+            .insert(key.as_str(), quoted.to_le_bytes().as_slice())?;
+    }
+    views
+        .quotes
+        .insert((epoch.0, id.0, n), quote.encode().as_slice())?;
     Ok(())
 }
 

@@ -53,8 +53,10 @@ pub const QUOTES: TableDefinition<(u64, u64, u64), &[u8]> = TableDefinition::new
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct QuoteRow {
     pub text: String,
-    pub snapshot: [u8; 32],
-    pub selector: super::event::TextQuote,
+    /// The page text it was checked against; `None` for a quote imported from
+    /// `sources.py`, which kept none.
+    pub snapshot: Option<[u8; 32]>,
+    pub selector: Option<super::event::TextQuote>,
     pub added: String,
     /// The seq of the event that attached it.
     pub seq: u64,

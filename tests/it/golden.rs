@@ -23,6 +23,9 @@ const HASH_ADDED_BARE: &str = "b1d482e032a577eadf37bc8ebc0d31afcf46c7f717ac502ac
 const HASH_TITLE_SET: &str = "5a6e674e798f3fd9bbaa53358fe1e9b309a2f5f50acc5e5210e0409bede9263e";
 const HASH_RESET: &str = "4eefab139b2fcec790ffd2781b93dbae5f627cff29f42b22ac60fc0c716a1b34";
 const HASH_SAME_AS: &str = "5bd78993fda6505a99cad12856234edcfc184ec647b9a6afe4a74eab0f5d9867";
+const HASH_IMPORTED: &str = "5d4f9e75d25b616d0efcc1359fb83952fbf620f2aa40b4439ee8d57a59ec1d0e";
+const HASH_QUOTE_IMPORTED: &str =
+    "a891e354fb329b592ce894538eb100bacabf5eff30a5b07417522c4e869370c1";
 const HASH_QUOTE_ATTACHED: &str =
     "4e6eb0e535b71cef584385f1869f92cf046b804051660ae6051060d7ec0f2d6c";
 const HASH_SNAPSHOT_STORED: &str =
@@ -440,4 +443,69 @@ fn snapshot_stored() {
         &[0x5a; 32],                                              // snapshot hash
     ]);
     check(record, &bytes, HASH_SNAPSHOT_STORED);
+}
+
+/// Index 5: the start of an import of a `sources.py` ledger.
+#[test]
+fn imported() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::Origin(Origin {
+            at_ns: 0,
+            pid: 7,
+            actor: None,
+            command: strings(&["cite", "import", "ledger.json"]),
+        }),
+        prev: GENESIS,
+        event: Event::Imported {
+            epoch: Epoch(1),
+            from: "ledger.json".into(),
+            sources: 2,
+            quotes: 1,
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x00],                                                  // Provenance::Origin
+        &[0x00],                                                  // at_ns 0
+        &[0x07],                                                  // pid 7
+        &[0x00],                                                  // actor: None
+        &[0x03], &[0x04], b"cite", &[0x06], b"import", &[0x0b], b"ledger.json",
+        &[0x00; 32],                                              // prev: genesis
+        &[0x05],                                                  // Event::Imported
+        &[0x01],                                                  // epoch 1
+        &[0x0b], b"ledger.json",                                  // from
+        &[0x02],                                                  // sources 2
+        &[0x01],                                                  // quotes 1
+    ]);
+    check(record, &bytes, HASH_IMPORTED);
+}
+
+/// Index 6: a quote carried over by an import, with no page text.
+#[test]
+fn quote_imported() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::SameAs(event::Seq(1)),
+        prev: GENESIS,
+        event: Event::QuoteImported {
+            epoch: Epoch(1),
+            id: SourceId(2),
+            text: "a quote kept by sources.py".into(),
+            added: "2025-01-03".into(),
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x01, 0x01],                                            // Provenance::SameAs(1)
+        &[0x00; 32],                                              // prev: genesis
+        &[0x06],                                                  // Event::QuoteImported
+        &[0x01],                                                  // epoch 1
+        &[0x02],                                                  // id 2
+        &[0x1a], b"a quote kept by sources.py",                   // text
+        &[0x0a], b"2025-01-03",                                   // added
+    ]);
+    check(record, &bytes, HASH_QUOTE_IMPORTED);
 }

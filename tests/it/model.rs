@@ -358,6 +358,9 @@ fn check_replay(path: &Path, model: &Model) -> Result<(), TestCaseError> {
                 quotes.entry((q.epoch.0, q.id.0)).or_default().push(q.text);
             }
             Event::SnapshotStored { .. } => prop_assert!(false, "no op stores snapshots"),
+            Event::Imported { .. } | Event::QuoteImported { .. } => {
+                prop_assert!(false, "no op imports")
+            }
         }
         prev = hash;
         last_seq = seq.0;
