@@ -5,14 +5,19 @@
 //! embedded redb database holding an append-only, hash-chained event log and the tables
 //! materialized from it, shared safely by several processes.
 //!
-//! Layers, with data flowing one way: [`cli`] (arguments, output, exit codes) →
+//! Layers, with data flowing one way: [`cli`] (arguments, output, exit codes) and
+//! [`mcp`] (the same operations as MCP tools, worded as the CLI words them) →
 //! [`ledger`] (operations) → [`store`] (tables, events, locking). [`render`] formats
-//! domain values as text and knows nothing of the store.
+//! domain values as text and knows nothing of the store; [`interop`] does the same for
+//! the formats `export` writes (CSL-JSON, BibLaTeX, RIS, `sources.py`, the log as JSONL).
 
 pub mod cli;
 pub mod draft;
 pub mod evidence;
+pub mod input;
+pub mod interop;
 pub mod ledger;
+pub mod mcp;
 pub mod render;
 pub mod store;
 pub mod text;

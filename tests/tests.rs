@@ -6,17 +6,25 @@
 //! - `cli_quote`: quote — matching rules, evidence input, snapshots and selectors
 //! - `cli_render`: render — every style, `--only`, `--cited-in`, `--replace-in`, epochs
 //! - `cli_verify`: verify — stats, errors and warnings in order, markers, JSON, odd input
+//! - `import`: import of sources.py ledgers — ids, quotes, refusals, all-or-nothing
+//! - `export`: every export format's shape, the jsonl chain, round trip, pandoc
 //! - `bad_state`: foreign files, damaged stores, unreadable input
 //! - `prop_url`: property tests of canonicalization and registration
 //! - `golden`: byte fixtures of every released event shape
 //! - `model`: random operation sequences against an in-memory model
 //! - `concurrency`: many real processes writing one ledger
 //! - `lock`: bounded waits and the exclusive maintenance lock
+//! - `mcp`: `cite mcp` spoken to over stdio, and shared with CLI writers
 //! - `crash`: writers killed with SIGKILL mid-write
+//! - `audit`: audit on sound, rebuilt and damaged stores
+//! - `rebuild`: rebuilt stores answer as before; the exclusive lock
+//! - `crash_loop`: a writer killed at random moments, many times
 
 #[path = "it/util.rs"]
 mod util;
 
+#[path = "it/audit.rs"]
+mod audit;
 #[path = "it/bad_state.rs"]
 mod bad_state;
 #[path = "it/cli_quote.rs"]
@@ -33,11 +41,21 @@ mod cli_verify;
 mod concurrency;
 #[path = "it/crash.rs"]
 mod crash;
+#[path = "it/crash_loop.rs"]
+mod crash_loop;
+#[path = "it/export.rs"]
+mod export;
 #[path = "it/golden.rs"]
 mod golden;
+#[path = "it/import.rs"]
+mod import;
 #[path = "it/lock.rs"]
 mod lock;
+#[path = "it/mcp.rs"]
+mod mcp;
 #[path = "it/model.rs"]
 mod model;
 #[path = "it/prop_url.rs"]
 mod prop_url;
+#[path = "it/rebuild.rs"]
+mod rebuild;

@@ -50,12 +50,13 @@ impl CliError {
 
     /// An input file that could not be read: the caller's mistake.
     pub fn unreadable(path: &Path, e: &io::Error) -> CliError {
-        let why = match e.kind() {
-            io::ErrorKind::InvalidData => "it is not UTF-8 text".to_string(),
-            io::ErrorKind::NotFound => "no such file".to_string(),
-            _ => e.to_string(),
-        };
-        CliError::usage(format!("cannot read {}: {why}", path.display()))
+        crate::input::unreadable(path, e).into()
+    }
+}
+
+impl From<crate::input::InputError> for CliError {
+    fn from(e: crate::input::InputError) -> CliError {
+        CliError::usage(e.to_string())
     }
 }
 

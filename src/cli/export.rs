@@ -1,10 +1,110 @@
-//! `cite export`.
+//! `cite export --format F [--output FILE] [--epoch N]`: the ledger in a format other
+//! tools read, to stdout or atomically to a file.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::interop::{self, Format};
 
 use super::{CliError, Env};
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Output format
+    #[arg(long, value_enum)]
+    format: Format,
+    /// Write to this file (replaced atomically) instead of stdout
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Export this epoch instead of the current one (not for jsonl: the log spans all)
+    #[arg(long, value_name = "N")]
+    epoch: Option<u64>,
+}
 
-pub fn run(_env: &mut Env<'_>, _args: &Args) -> Result<(), CliError> {
-    Err(CliError::failed("`export` is not built yet"))
+pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
+    if args.format == Format::Jsonl && args.epoch.is_some() {
+        return Err(CliError::usage(
+            "--epoch does not apply to --format jsonl, which exports the whole log (its hash chain runs through every epoch)",
+        ));
+    }
+    // `-o -` is stdout; a file that is the ledger itself is never replaced.
+    let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
+    if let Some(path) = output
+        && same_file(path, env.ledger.path())
+    {
+        return Err(CliError::usage(format!(
+            "--output {} is the ledger itself — choose another file",
+            path.display()
+        )));
+    }
+    let view = env.ledger.view(args.epoch)?;
+    let write = |out: &mut dyn Write| -> Result<u64, CliError> {
+        match args.format {
+            Format::Jsonl => {
+                interop::jsonl::write(out, view.chain()?.map(|r| r.map_err(CliError::from)))
+            }
+            f => interop::write_sources(
+                f,
+                out,
+                view.source_entries()?.map(|r| r.map_err(CliError::from)),
+            ),
+        }
+    };
+    match output {
+        None => {
+            write(env.out)?;
+        }
+        Some(path) => {
+            let n = write_atomically(path, write)?;
+            let what = match args.format {
+                Format::Jsonl => format!("{n} record(s) of the log"),
+                _ => format!("{n} source(s) of epoch {}", view.epoch().0),
+            };
+            writeln!(
+                env.out,
+                "exported {what} to {} as {}",
+                path.display(),
+                args.format.name()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` name one existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Runs `write` into a temporary file beside `path`, then renames it over `path`: a
+/// failure or a crash leaves the old file (or none), never half an export.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<u64, CliError>,
+) -> Result<u64, CliError> {
+    let fail = |e: io::Error| CliError::failed(format!("cannot write {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "cannot write {}: no such folder {}",
+            path.display(),
+            dir.display()
+        )));
+    }
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    let mut out = BufWriter::new(tmp);
+    let n = write(&mut out)?;
+    let tmp = out.into_inner().map_err(|e| fail(e.into_error()))?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(n)
 }

@@ -12,9 +12,10 @@ mod import;
 mod ingest;
 mod list;
 mod log;
+mod mcp;
 mod quote;
-mod render;
 mod rebuild;
+mod render;
 mod reset;
 mod show;
 mod verify;
@@ -76,6 +77,8 @@ enum Command {
     Import(import::Args),
     /// Export the ledger: jsonl, hermes-json, csl-json, biblatex or ris
     Export(export::Args),
+    /// Serve the ledger to agents as MCP tools over stdin/stdout
+    Mcp(mcp::Args),
 }
 
 fn parse_wait(s: &str) -> Result<Duration, String> {
@@ -138,8 +141,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    // Locked per flush, not for the whole command: `cite mcp` writes stdout from other
+    // threads, and a lock held here would block them forever.
+    let mut out = io::BufWriter::new(io::stdout());
     let ledger = cli.ledger.clone();
     // redb may panic on a file altered behind its back; the user gets one clear line.
     let result = panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli, &args, &mut out)))
@@ -180,6 +184,7 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Audit(a) => audit::run(&mut env, &a),
         Command::Import(a) => import::run(&mut env, &a),
         Command::Export(a) => export::run(&mut env, &a),
+        Command::Mcp(a) => mcp::run(&mut env, &a),
     }
 }
 

@@ -4,8 +4,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::draft;
-use crate::ledger::Source;
-use crate::render::sources::{self, IdSet, Style};
+use crate::ledger::report;
+use crate::render::sources::{IdSet, Style};
 
 use super::{CliError, Env, read_input};
 
@@ -40,38 +40,11 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let cited = draft_text.as_deref().map(draft::cited_ids);
 
     let view = env.ledger.view(args.epoch)?;
-    // Read only what is selected: a few ids of a large ledger are a few lookups.
-    let mut picked: Vec<Source> = Vec::new();
-    match (&cited, &only) {
-        (Some(cited), _) => {
-            for &id in cited {
-                if only.as_ref().is_none_or(|o| o.contains(id)) {
-                    match view.source(id) {
-                        Ok(s) => picked.push(s),
-                        Err(crate::ledger::Error::UnknownSource(_)) => {}
-                        Err(e) => return Err(e.into()),
-                    }
-                }
-            }
-        }
-        (None, Some(only)) => {
-            for (lo, hi) in only.ranges() {
-                for s in view.sources_between(lo, hi)? {
-                    picked.push(s?);
-                }
-            }
-        }
-        (None, None) => {
-            for s in view.sources()? {
-                picked.push(s?);
-            }
-        }
-    }
-    let block = sources::block(&picked, args.style);
+    let (_, block) = report::block(&view, args.style, only.as_ref(), cited.as_ref())?;
     if block.is_empty() {
         return Err(CliError {
             code: 1,
-            message: "no sources to render".into(),
+            message: report::NOTHING_TO_RENDER.into(),
         });
     }
     match (&args.replace_in, draft_text) {

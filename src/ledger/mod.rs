@@ -1,14 +1,18 @@
-//! Ledger operations: what `add`, `ingest`, `reset`, `list`, `log` and `show` mean.
+//! Ledger operations: what `add`, `ingest`, `reset`, `import`, `list`, `log` and `show` mean.
 //!
 //! Turns checked requests into events and queries on the [`store`](crate::store). Reads no
 //! environment and prints nothing: the clock, pid, actor and command line arrive in a
 //! [`Context`], so every event and hash is reproducible in tests.
 
+pub mod audit;
+pub mod import;
 pub mod ingest;
+pub mod report;
 pub mod url;
 mod view;
 
-pub use view::{EventView, LogEntry, RouteCount, SourceDetail, View};
+pub use audit::{AuditReport, Rebuilt};
+pub use view::{ChainEntry, EventView, LogEntry, RouteCount, SourceDetail, SourceEntry, View};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -54,6 +58,8 @@ pub enum Error {
     SnapshotNeedsOneUrl(usize),
     #[error("no epoch {asked} in the ledger (the current epoch is {current})")]
     UnknownEpoch { asked: u64, current: u64 },
+    #[error(transparent)]
+    Import(#[from] import::ImportError),
 }
 
 impl Error {
@@ -66,7 +72,7 @@ impl Error {
                 | Error::Route(_)
                 | Error::Json(_)
                 | Error::SnapshotNeedsOneUrl(_)
-        )
+        ) || matches!(self, Error::Import(e) if e.is_usage())
     }
 }
 

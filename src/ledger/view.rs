@@ -5,7 +5,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::store::event::{self, Epoch, Event, Origin, Record, Seq, SourceId};
+use crate::store::event::{self, Epoch, Event, Origin, Provenance, Record, Seq, SourceId};
 use crate::store::{Reader, Store, StoreError, StoredSource};
 
 use super::{Error, Quote, Result, Source};
@@ -234,6 +234,23 @@ pub struct SourceDetail {
     pub history: Vec<LogEntry>,
 }
 
+/// A source with the page texts stored for it (`add --snapshot`), as blake3 hex: what
+/// the exports that carry snapshot hashes read.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceEntry {
+    #[serde(flatten)]
+    pub source: Source,
+    pub snapshots: Vec<String>,
+}
+
+/// One record of the log with the exact bytes stored for it, whose blake3 is
+/// `entry.hash`: what `export --format jsonl` writes.
+#[derive(Clone, Debug)]
+pub struct ChainEntry {
+    pub entry: LogEntry,
+    pub record: Vec<u8>,
+}
+
 /// Per-route source counts, for `list --by-via`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RouteCount {
@@ -372,6 +389,52 @@ impl View {
                 Ok(entry(seq, &record, &hash, origin))
             }))),
         }
+    }
+
+    /// Every source of the epoch in id order with its stored snapshot hashes, streamed.
+    pub fn source_entries(&self) -> Result<Box<dyn Iterator<Item = Result<SourceEntry>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(r.sources(self.epoch)?.map(|s| {
+                let s = s?;
+                let snapshots = s.row.snapshots.iter().map(event::hex).collect();
+                Ok(SourceEntry {
+                    source: self.full(s)?,
+                    snapshots,
+                })
+            }))),
+        }
+    }
+
+    /// Every record of the log (all epochs: the chain spans them) with its stored
+    /// bytes, streamed. A record that does not decode, or whose provenance points
+    /// nowhere, is an error naming its seq.
+    pub fn chain(&self) -> Result<Box<dyn Iterator<Item = Result<ChainEntry>> + '_>> {
+        let Some(r) = &self.reader else {
+            return Ok(Box::new(std::iter::empty()));
+        };
+        // The origin of the transaction being read: its later records point at it.
+        let mut last: Option<(Seq, Origin)> = None;
+        Ok(Box::new(r.raw_records()?.map(move |item| {
+            let (seq, bytes) = item?;
+            let record = Record::decode(&bytes).map_err(|e| StoreError::Corrupted {
+                seq: seq.0,
+                reason: e.to_string(),
+            })?;
+            let origin = match (&record.provenance, &last) {
+                (Provenance::Origin(o), _) => o.clone(),
+                (Provenance::SameAs(first), Some((s, o))) if s == first => o.clone(),
+                (Provenance::SameAs(_), _) => r.origin(seq, &record)?,
+            };
+            if let Provenance::Origin(o) = &record.provenance {
+                last = Some((seq, o.clone()));
+            }
+            let hash = event::hash_bytes(&bytes);
+            Ok(ChainEntry {
+                entry: entry(seq, &record, &hash, origin),
+                record: bytes,
+            })
+        })))
     }
 
     /// Sources per route, most common first; sources without a route last.

@@ -7,8 +7,19 @@
 use crate::ledger::Source;
 
 /// How the block is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum Style {
     /// `## Sources`, a blank line, `[ID] URL — TITLE` lines.
     Markdown,

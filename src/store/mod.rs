@@ -10,6 +10,7 @@
 pub mod event;
 pub mod lock;
 pub mod materialize;
+pub mod replay;
 pub mod tables;
 
 use std::fs;
@@ -651,19 +652,7 @@ impl Reader {
         &self,
         epoch: Epoch,
     ) -> Result<impl Iterator<Item = Result<StoredSource, StoreError>> + use<>, StoreError> {
-        let range = match self.table(SOURCES)? {
-            None => None,
-            Some(t) => Some(t.range((epoch.0, 0)..=(epoch.0, u64::MAX))?),
-        };
-        Ok(range.into_iter().flatten().map(move |item| {
-            let (k, v) = item?;
-            let (e, id) = k.value();
-            Ok(StoredSource {
-                epoch: Epoch(e),
-                id: SourceId(id),
-                row: decode_row(e, id, v.value())?,
-            })
-        }))
+        self.sources_between(epoch, 0, u64::MAX)
     }
 
     /// How many sources of `epoch` carry at least one quote.
@@ -776,6 +765,22 @@ impl Reader {
                 reason: e.to_string(),
             })?;
             Ok((Seq(seq), record, event::hash_bytes(bytes)))
+        }))
+    }
+
+    /// Every record of the log in order, as the exact bytes stored (and hashed), streamed
+    /// and not decoded: what `export --format jsonl` hands out so that anyone can
+    /// re-check the chain without this crate.
+    pub fn raw_records(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<(Seq, Vec<u8>), StoreError>> + use<>, StoreError> {
+        let range = match self.table(EVENTS)? {
+            None => None,
+            Some(t) => Some(t.range(0u64..)?),
+        };
+        Ok(range.into_iter().flatten().map(|item| {
+            let (k, v) = item?;
+            Ok((Seq(k.value()), v.value().to_vec()))
         }))
     }
 

@@ -68,11 +68,16 @@ impl QuoteRow {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<QuoteRow, String> {
-        match postcard::take_from_bytes::<QuoteRow>(bytes) {
-            Ok((row, [])) => Ok(row),
-            Ok((_, rest)) => Err(format!("quote row has {} trailing byte(s)", rest.len())),
-            Err(e) => Err(format!("quote row does not decode: {e}")),
-        }
+        decode_exact(bytes, "quote row")
+    }
+}
+
+/// Decodes a whole postcard value, refusing trailing bytes.
+fn decode_exact<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, String> {
+    match postcard::take_from_bytes::<T>(bytes) {
+        Ok((row, [])) => Ok(row),
+        Ok((_, rest)) => Err(format!("{what} has {} trailing byte(s)", rest.len())),
+        Err(e) => Err(format!("{what} does not decode: {e}")),
     }
 }
 
@@ -98,10 +103,6 @@ impl SourceRow {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<SourceRow, String> {
-        match postcard::take_from_bytes::<SourceRow>(bytes) {
-            Ok((row, [])) => Ok(row),
-            Ok((_, rest)) => Err(format!("source row has {} trailing byte(s)", rest.len())),
-            Err(e) => Err(format!("source row does not decode: {e}")),
-        }
+        decode_exact(bytes, "source row")
     }
 }

@@ -1,0 +1,84 @@
+//! `ris`: one RIS record per source, for Zotero, EndNote, Mendeley and the like.
+//!
+//! ```text
+//! TY  - ELEC
+//! TI  - title (the URL when there is none)
+//! UR  - url
+//! Y2  - YYYY/MM/DD/
+//! ER  -
+//! ```
+//!
+//! Lines end with CRLF, as the RIS specification (Research Information Systems) writes
+//! them; every reader we know also takes LF, but not every reader takes LF alone, so the
+//! conservative ending wins. Each tag is two characters, two spaces, a hyphen and a
+//! space, `ER  - ` included. `ELEC` is the type Zotero maps to a web page, and `Y2` is
+//! where it reads the access date from, in the spec's `YYYY/MM/DD/` form; it is left out
+//! for a date not recorded as `YYYY-MM-DD`. A blank line separates records. Titles are
+//! one line already (the ledger folds line breaks).
+
+use std::io::{self, Write};
+
+use crate::ledger::{Source, SourceEntry};
+
+/// The record for `s`, every line ending in `\r\n`.
+pub fn record(s: &Source) -> String {
+    let title = if s.title.is_empty() { &s.url } else { &s.title };
+    let mut out = String::new();
+    out.push_str("TY  - ELEC\r\n");
+    out.push_str(&format!("TI  - {}\r\n", one_line(title)));
+    out.push_str(&format!("UR  - {}\r\n", one_line(&s.url)));
+    if let Some((y, m, d)) = super::date_parts(&s.accessed) {
+        out.push_str(&format!("Y2  - {y:04}/{m:02}/{d:02}/\r\n"));
+    }
+    out.push_str("ER  - \r\n");
+    out
+}
+
+/// A value on one line: a stray line break would start a bogus tag.
+fn one_line(text: &str) -> String {
+    text.split(['\r', '\n']).collect::<Vec<_>>().join(" ")
+}
+
+/// Writes the records, a blank line between two, streaming. Returns how many.
+pub fn write<E: From<io::Error>>(
+    out: &mut dyn Write,
+    sources: impl Iterator<Item = Result<SourceEntry, E>>,
+) -> Result<u64, E> {
+    let mut n = 0u64;
+    for s in sources {
+        let s = s?;
+        if n > 0 {
+            out.write_all(b"\r\n")?;
+        }
+        out.write_all(record(&s.source).as_bytes())?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elec_records() {
+        let mut s = Source {
+            id: 1,
+            url: "https://a.example/p".into(),
+            title: "A page".into(),
+            accessed: "2024-01-02".into(),
+            quotes: vec![],
+            via: None,
+        };
+        assert_eq!(
+            record(&s),
+            "TY  - ELEC\r\nTI  - A page\r\nUR  - https://a.example/p\r\nY2  - 2024/01/02/\r\nER  - \r\n"
+        );
+        s.title.clear();
+        s.accessed = "n.d.".into();
+        assert_eq!(
+            record(&s),
+            "TY  - ELEC\r\nTI  - https://a.example/p\r\nUR  - https://a.example/p\r\nER  - \r\n"
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! What `render` and `verify` gather from a ledger view: the sources a Sources block
+//! lists, and a draft's verification report. The CLI and the MCP server both call these,
+//! so they select, check and report the same way.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::draft::{self, LedgerFacts, Report, VerifyOptions};
+use crate::render::sources::{self, IdSet, Style};
+
+use super::url::canonicalize;
+use super::{Error, Result, Source, View};
+
+/// What `render` says when the selection is empty.
+pub const NOTHING_TO_RENDER: &str = "no sources to render";
+
+/// The sources a Sources block lists, in id order: those cited in a draft (`cited`, the
+/// ids of [`draft::cited_ids`]) when given, else those in `only`, else all; `only`
+/// narrows `cited` too. Cited ids missing from the ledger are left out.
+///
+/// Reads only what is selected: a few ids of a large ledger are a few lookups.
+pub fn select(
+    view: &View,
+    only: Option<&IdSet>,
+    cited: Option<&BTreeSet<u64>>,
+) -> Result<Vec<Source>> {
+    let mut picked: Vec<Source> = Vec::new();
+    match (cited, only) {
+        (Some(cited), _) => {
+            for &id in cited {
+                if only.is_none_or(|o| o.contains(id)) {
+                    match view.source(id) {
+                        Ok(s) => picked.push(s),
+                        Err(Error::UnknownSource(_)) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+        (None, Some(only)) => {
+            for (lo, hi) in only.ranges() {
+                for s in view.sources_between(lo, hi)? {
+                    picked.push(s?);
+                }
+            }
+        }
+        (None, None) => {
+            for s in view.sources()? {
+                picked.push(s?);
+            }
+        }
+    }
+    Ok(picked)
+}
+
+/// The Sources block for the selection of [`select`], in `style`; empty when nothing
+/// is selected.
+pub fn block(
+    view: &View,
+    style: Style,
+    only: Option<&IdSet>,
+    cited: Option<&BTreeSet<u64>>,
+) -> Result<(Vec<Source>, String)> {
+    let picked = select(view, only, cited)?;
+    let block = sources::block(&picked, style);
+    Ok((picked, block))
+}
+
+/// What verification needs to know of the ledger, read up front for the ids the draft
+/// mentions only: a small draft against a large ledger reads a few rows, not all.
+struct Facts {
+    /// URL and quote count of each id the draft cites or lists, when it is in the ledger.
+    by_id: HashMap<u64, (String, u64)>,
+    ranges: Vec<(u64, u64)>,
+    quoted: u64,
+}
+
+impl LedgerFacts for Facts {
+    fn url(&self, id: u64) -> Option<String> {
+        self.by_id.get(&id).map(|(u, _)| u.clone())
+    }
+    fn has_quotes(&self, id: u64) -> bool {
+        self.by_id.get(&id).is_some_and(|&(_, q)| q > 0)
+    }
+    fn id_ranges(&self) -> Vec<(u64, u64)> {
+        self.ranges.clone()
+    }
+    fn quoted_count(&self) -> usize {
+        self.quoted as usize
+    }
+}
+
+/// The quotes of one cited source, as `verify --evidence` names them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CitedEvidence {
+    pub id: u64,
+    pub quotes: Vec<String>,
+}
+
+/// A draft checked against the ledger: the report, and with `evidence`, each cited
+/// source's quotes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    pub report: Report,
+    /// Whether the quotes were asked for (`--evidence`).
+    pub with_evidence: bool,
+    /// For each cited source that carries quotes, in id order (empty unless asked for).
+    pub evidence: Vec<CitedEvidence>,
+}
+
+impl Verification {
+    /// Passed: no error (and, under `strict`, no warning).
+    pub fn passed(&self) -> bool {
+        self.report.exit_code == 0
+    }
+
+    /// The report as one JSON object (`verify --json`): the [`Report`] fields, plus
+    /// `evidence` (`[{id, quotes}]`) when the quotes were asked for.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut json = serde_json::to_value(&self.report).expect("a report serializes");
+        if self.with_evidence {
+            json["evidence"] = serde_json::to_value(&self.evidence).expect("quotes serialize");
+        }
+        json
+    }
+}
+
+/// Checks the draft `text` against `view` with `opts` (SPEC §2, `verify`).
+pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verification> {
+    let analysis = draft::analyze(text);
+    let mentioned: BTreeSet<u64> = analysis
+        .citations
+        .iter()
+        .map(|c| c.id)
+        .chain(
+            analysis
+                .block
+                .iter()
+                .flat_map(|b| b.entries.iter().map(|e| e.id)),
+        )
+        .collect();
+    let mut by_id = HashMap::new();
+    for id in mentioned {
+        if let Some(brief) = view.brief(id)? {
+            by_id.insert(id, brief);
+        }
+    }
+    let facts = Facts {
+        by_id,
+        ranges: view.id_ranges()?,
+        quoted: view.quoted_count()?,
+    };
+    let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
+    let report = draft::verify_analysis(&analysis, &facts, opts, &normalize);
+
+    // For each cited source, its quotes: what `--evidence` names.
+    let mut evidence = Vec::new();
+    if opts.evidence {
+        for id in draft::cited_ids(text) {
+            if facts.has_quotes(id) {
+                let quotes = view.source(id)?.quotes.into_iter().map(|q| q.text);
+                evidence.push(CitedEvidence {
+                    id,
+                    quotes: quotes.collect(),
+                });
+            }
+        }
+    }
+    Ok(Verification {
+        report,
+        with_evidence: opts.evidence,
+        evidence,
+    })
+}

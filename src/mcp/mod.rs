@@ -1,0 +1,230 @@
+//! `cite mcp`: the ledger as a Model Context Protocol server, for agents that call tools
+//! instead of shelling out.
+//!
+//! Six tools — `add`, `ingest`, `quote`, `list`, `render`, `verify` — each calling the
+//! same library functions as its CLI command (see [`tools`]). A tool answers with the
+//! lines the command prints as text content and the same data as structured content
+//! (always a JSON object). Input the CLI refuses (not a URL, an unknown id, a quote not
+//! on the page, a missing file) is a tool result with `isError: true` and the CLI's
+//! message; a failed verification is a normal result (`isError: false`) whose last line
+//! is `verification failed` and whose report has a non-zero `exit_code`.
+//!
+//! Sharing: the server holds nothing open between calls. Each call opens the store (in
+//! the shared multi-process mode, with the shared sidecar lock for writes), runs one
+//! operation — a write is one durable redb transaction — and closes it, so CLI writers
+//! and other servers proceed while it runs, and a server killed mid-call leaves the
+//! ledger as consistent as a killed CLI command does. Each call runs on tokio's blocking
+//! pool with a fresh [`Context`]: the time, this pid, `$CITE_ACTOR`, and the command
+//! `cite mcp TOOL`.
+//!
+//! This module is async (rmcp runs on tokio); the caller supplies the runtime. The rest
+//! of the crate is synchronous.
+
+pub mod tools;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+
+use crate::cli::CliError;
+use crate::ledger::{Context, Ledger};
+
+use tools::{
+    AddParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams, VerifyParams,
+};
+
+/// What the server tells the client about itself at initialization.
+const INSTRUCTIONS: &str = "\
+cite is a citation ledger. Register every source you fetch with `add` (or `ingest` for a \
+search tool's JSON output) and cite it in prose by the id it returns, as [ID] — never type \
+a URL or invent an id. Back claims with `quote` (verbatim text checked against the page \
+text). Before delivering a draft, append the block from `render` (pass the draft to list \
+only the ids it cites), then run `verify` and fix every FAIL line until it ends with \
+`citations OK`. Ids never change or get reused.";
+
+const ADD: &str = "\
+Register source URLs in the citation ledger and get their ids. Call it as soon as you \
+fetch or find a source, then cite it in prose as [ID]. Re-adding a URL returns its \
+existing id. Accepts http(s) URLs, doi:10.… and arXiv:ID. Returns one `[ID] URL` line per \
+input URL (duplicates included); structured: {sources: [{id, url, title, accessed, …}]}. \
+A value that is not a URL is refused (isError) and nothing is registered.";
+
+const INGEST: &str = "\
+Register every URL found in JSON tool output (e.g. a web search result) in one step. Pass \
+the raw JSON text as `json`: in each object the URL is the first of url/link/source_url \
+that starts with http(s)://, the title the first of title/name. Returns `[ID] URL` per \
+URL found (first occurrence wins); structured: {sources, skipped}. Invalid JSON, or JSON \
+with no URLs, is refused (isError).";
+
+const QUOTE: &str = "\
+Attach a verbatim quote to source [id], checked against the fetched page text: pass the \
+page text as `evidence`, or a file holding it as `from`, or neither to use the page text \
+stored with `add` (snapshot). Copy the exact wording (at least 3 words); whitespace, case \
+and markdown do not matter, but a paraphrase is refused (isError), as is an unknown id. \
+Returns `[ID] evidence attached (N quote(s))`.";
+
+const LIST: &str = "\
+List the sources in the ledger, in id order: `[ID] URL  TITLE  (N quotes)` per source. \
+Use it to find the id of a source registered earlier. structured: {ledger, sources}.";
+
+const RENDER: &str = "\
+Render the Sources block to put at the end of a draft. Pass the draft text as `draft` \
+(or a file path as `cited_in`) so the block lists only the ids the draft cites; `only` \
+selects ids like \"1,3,5-7\". Styles: markdown (default), plain, footnotes, bibtex, \
+evidence (each source with its quotes). Returns the block; structured: {style, ids, \
+block}. Nothing selected is refused (isError: no sources to render).";
+
+const VERIFY: &str = "\
+Check a draft's citations against the ledger before delivering it: every [N] must be a \
+registered id, the Sources block must list each cited id with the ledger's URL, and \
+optionally sentences must declare provenance (min_coverage) and cited sources carry \
+quotes (evidence). Pass the draft text as `draft`, or a file path as `path`. Returns the \
+report lines (info/warn/FAIL, with draft line numbers) ending with `citations OK` or \
+`verification failed`; structured: the JSON report (exit_code 0 = passed). A failed \
+verification is a normal result, not a tool error: fix each FAIL line and verify again.";
+
+/// The MCP server for one ledger.
+#[derive(Clone)]
+pub struct Server {
+    ledger: Ledger,
+    tool_router: ToolRouter<Server>,
+}
+
+impl Server {
+    /// A server for `ledger` (its path and how long writers wait for the lock).
+    pub fn new(ledger: Ledger) -> Server {
+        Server {
+            ledger,
+            tool_router: Server::tool_router(),
+        }
+    }
+
+    /// Serves MCP over stdin/stdout until the client closes the connection. Stdout
+    /// carries only protocol messages.
+    pub async fn serve_stdio(self) -> Result<(), String> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("MCP initialization failed: {e}"))?;
+        running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("MCP server stopped: {e}"))
+    }
+
+    /// Runs one tool on tokio's blocking pool (ledger operations are synchronous and may
+    /// wait for the lock) with a fresh context, and turns its outcome into a result.
+    async fn call<F>(&self, tool: &'static str, f: F) -> CallToolResult
+    where
+        F: FnOnce(&Ledger, &Context) -> Outcome + Send + 'static,
+    {
+        let ledger = self.ledger.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let ctx = context(tool);
+            f(&ledger, &ctx)
+        })
+        .await;
+        let outcome = match joined {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                let message = match e.try_into_panic() {
+                    Ok(payload) => {
+                        CliError::panicked(Some(self.ledger.path()), payload.as_ref()).message
+                    }
+                    Err(e) => format!("error: {tool} did not finish: {e}"),
+                };
+                Err(tools::Refused(message))
+            }
+        };
+        match outcome {
+            Ok(done) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(done.text)]);
+                result.structured_content = Some(done.structured);
+                result
+            }
+            Err(refused) => CallToolResult::error(vec![ContentBlock::text(refused.0)]),
+        }
+    }
+}
+
+/// Who is acting for one call: now, this process, `$CITE_ACTOR`, `cite mcp TOOL`.
+fn context(tool: &str) -> Context {
+    Context {
+        now: time::OffsetDateTime::now_utc(),
+        pid: std::process::id(),
+        actor: std::env::var("CITE_ACTOR").ok().filter(|a| !a.is_empty()),
+        command: vec!["cite".into(), "mcp".into(), tool.into()],
+    }
+}
+
+#[tool_router]
+impl Server {
+    #[tool(
+        name = "add",
+        description = ADD,
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn add(&self, Parameters(p): Parameters<AddParams>) -> CallToolResult {
+        self.call("add", move |l, c| tools::add(l, c, p)).await
+    }
+
+    #[tool(
+        name = "ingest",
+        description = INGEST,
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn ingest(&self, Parameters(p): Parameters<IngestParams>) -> CallToolResult {
+        self.call("ingest", move |l, c| tools::ingest(l, c, p))
+            .await
+    }
+
+    #[tool(
+        name = "quote",
+        description = QUOTE,
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn quote(&self, Parameters(p): Parameters<QuoteParams>) -> CallToolResult {
+        self.call("quote", move |l, c| tools::quote(l, c, p)).await
+    }
+
+    #[tool(
+        name = "list",
+        description = LIST,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
+        self.call("list", move |l, _| tools::list(l, p)).await
+    }
+
+    #[tool(
+        name = "render",
+        description = RENDER,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn render(&self, Parameters(p): Parameters<RenderParams>) -> CallToolResult {
+        self.call("render", move |l, _| tools::render(l, p)).await
+    }
+
+    #[tool(
+        name = "verify",
+        description = VERIFY,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn verify(&self, Parameters(p): Parameters<VerifyParams>) -> CallToolResult {
+        self.call("verify", move |l, _| tools::verify(l, p)).await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("cite", env!("CARGO_PKG_VERSION"))
+                    .with_title("cite citation ledger"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+}

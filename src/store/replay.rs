@@ -1,0 +1,773 @@
+//! Replaying the log: the chain check, the rebuild of the views, and their audit.
+//!
+//! Every record is walked from seq 1 (seqs are dense), decoded (trailing bytes are an
+//! error), checked against the hash chain (each `prev` is the hash of the previous
+//! record's stored bytes; the first is all zeros; the stored head names the last seq
+//! and hash) and for its provenance (`SameAs(first)` points at the first record of its
+//! own transaction, which carries the origin), then applied with
+//! [`materialize::apply`], the code path of live writes. A rebuild applies it to the
+//! store's own emptied views, in one transaction; an audit applies it to views in a
+//! scratch database (a temporary file) and compares them, entry by entry, with the stored ones.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::iter::Peekable;
+use std::time::Duration;
+
+use redb::{
+    Builder, ReadableTable, ReadableTableMetadata, WriteTransaction, backends::FileBackend,
+};
+use serde::Serialize;
+
+use super::event::{self, Event, Provenance, Record, Seq};
+use super::materialize::{self, Views};
+use super::tables::{
+    EVENTS, HISTORY, META, META_COUNT_PREFIX, META_EPOCH, META_HEAD, META_QUOTED_PREFIX, QUOTES,
+    QuoteRow, SNAPSHOTS, SOURCES, SourceRow, URLS,
+};
+use super::{Head, Reader, Store, StoreError, read_head};
+
+/// Findings kept in full; the rest are only counted.
+pub const MAX_FINDINGS: usize = 50;
+
+/// Where a problem sits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Place {
+    /// A record of the log, by seq.
+    Record { seq: u64 },
+    /// The stored head of the chain.
+    Head,
+    /// An entry of a table, its key written out (`epoch 1, id 5`).
+    Entry { table: String, key: String },
+    /// The store as a whole: it could not be read.
+    Store,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Record { seq } => write!(f, "record {seq}"),
+            Place::Head => f.write_str("head"),
+            Place::Entry { table, key } => write!(f, "{table} ({key})"),
+            Place::Store => f.write_str("store"),
+        }
+    }
+}
+
+/// One problem found by a check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub place: Place,
+    pub reason: String,
+}
+
+impl Finding {
+    pub fn record(seq: u64, reason: impl Into<String>) -> Finding {
+        Finding {
+            place: Place::Record { seq },
+            reason: reason.into(),
+        }
+    }
+
+    pub fn entry(table: &str, key: impl Into<String>, reason: impl Into<String>) -> Finding {
+        Finding {
+            place: Place::Entry {
+                table: table.to_string(),
+                key: key.into(),
+            },
+            reason: reason.into(),
+        }
+    }
+
+    /// The store could not be read: `error` says why.
+    pub fn store(error: impl fmt::Display) -> Finding {
+        Finding {
+            place: Place::Store,
+            reason: format!("cannot read the store: {error}"),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.place, self.reason)
+    }
+}
+
+/// Findings in the order found, the first [`MAX_FINDINGS`] kept.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Findings {
+    pub kept: Vec<Finding>,
+    /// How many more were found but not kept.
+    pub omitted: u64,
+}
+
+impl Findings {
+    pub fn push(&mut self, f: Finding) {
+        if self.kept.len() < MAX_FINDINGS {
+            self.kept.push(f);
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// True once no more findings would be kept.
+    pub fn full(&self) -> bool {
+        self.kept.len() >= MAX_FINDINGS
+    }
+}
+
+/// What a replay went through: the log and the views it gives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Replayed {
+    /// Records in the log.
+    pub records: u64,
+    /// The head of the chain (seq 0, zeros for an empty log).
+    pub head: Option<Head>,
+    /// The current epoch after the last record: epochs 1 to this one exist.
+    pub epochs: u64,
+    /// Sources over all epochs.
+    pub sources: u64,
+    /// Quotes over all epochs.
+    pub quotes: u64,
+}
+
+/// What the audit of the store found.
+#[derive(Clone, Debug, Default)]
+pub struct LogAudit {
+    pub replayed: Replayed,
+    pub findings: Findings,
+}
+
+/// Why a walk of the log stopped.
+enum Stop {
+    /// The log is broken there.
+    Bad(Finding),
+    /// The store could not be read or written.
+    Store(StoreError),
+}
+
+impl From<StoreError> for Stop {
+    fn from(e: StoreError) -> Stop {
+        match e {
+            StoreError::Corrupted { seq, reason } if seq > 0 => {
+                Stop::Bad(Finding::record(seq, reason))
+            }
+            e => Stop::Store(e),
+        }
+    }
+}
+
+macro_rules! stop_from_redb {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Stop {
+            fn from(e: $t) -> Stop {
+                Stop::Store(e.into())
+            }
+        }
+    )*};
+}
+stop_from_redb!(redb::StorageError, redb::TableError);
+
+/// Walks the log in `events`, checking it, and applies each record to `views`; checks
+/// `stored_head` against the last record. Returns the head.
+fn walk(
+    events: &impl ReadableTable<u64, &'static [u8]>,
+    stored_head: Result<Option<Head>, StoreError>,
+    views: &mut Views<'_>,
+) -> Result<Head, Stop> {
+    let mut head = Head::EMPTY;
+    // The seq of the last record that carries its own origin.
+    let mut origin_at: Option<u64> = None;
+    for item in events.iter()? {
+        let (k, v) = item?;
+        let seq = k.value();
+        let expected = head.seq.0 + 1;
+        if seq != expected {
+            return Err(Stop::Bad(Finding::record(
+                expected,
+                if seq == 0 {
+                    "the log has a record 0; it starts at 1".to_string()
+                } else {
+                    format!(
+                        "missing: the log jumps from record {} to record {seq}",
+                        head.seq.0
+                    )
+                },
+            )));
+        }
+        let bytes = v.value();
+        let record =
+            Record::decode(bytes).map_err(|e| Stop::Bad(Finding::record(seq, e.to_string())))?;
+        if record.prev != head.hash {
+            return Err(Stop::Bad(if seq == 1 {
+                Finding::record(1, "the first record's prev hash is not all zeros")
+            } else {
+                Finding::record(
+                    seq - 1,
+                    format!(
+                        "its hash {} is not the prev hash {} stored in record {seq}: record {} or record {seq} was changed",
+                        short(&head.hash),
+                        short(&record.prev),
+                        seq - 1
+                    ),
+                )
+            }));
+        }
+        match &record.provenance {
+            Provenance::Origin(_) => origin_at = Some(seq),
+            Provenance::SameAs(first) => {
+                if origin_at != Some(first.0) {
+                    return Err(Stop::Bad(Finding::record(
+                        seq,
+                        format!(
+                            "provenance points at record {}, which does not start its transaction",
+                            first.0
+                        ),
+                    )));
+                }
+            }
+        }
+        check_event(views, seq, &record.event)?;
+        materialize::apply(views, Seq(seq), &record.event)?;
+        head = Head {
+            seq: Seq(seq),
+            hash: event::hash_bytes(bytes),
+        };
+    }
+    let stored = stored_head.map_err(|e| match e {
+        StoreError::Corrupted { reason, .. } => Stop::Bad(Finding {
+            place: Place::Head,
+            reason,
+        }),
+        e => Stop::Store(e),
+    })?;
+    let bad_head = |reason: String| {
+        Stop::Bad(Finding {
+            place: Place::Head,
+            reason,
+        })
+    };
+    match stored {
+        None if head.seq.0 == 0 => {}
+        None => {
+            return Err(bad_head(format!(
+                "no head is stored, but the log has {} records",
+                head.seq.0
+            )));
+        }
+        Some(s) if s.seq != head.seq => {
+            return Err(bad_head(format!(
+                "the stored head names record {}, but the log ends at record {}",
+                s.seq.0, head.seq.0
+            )));
+        }
+        Some(s) if s.hash != head.hash => {
+            return Err(bad_head(format!(
+                "the stored head hash {} is not the hash {} of record {}: record {} or the head was changed",
+                short(&s.hash),
+                short(&head.hash),
+                head.seq.0,
+                head.seq.0
+            )));
+        }
+        Some(_) => {}
+    }
+    Ok(head)
+}
+
+/// What `apply` takes on trust and a replay checks: an added source is new, in the
+/// current epoch; a reset starts the next epoch.
+fn check_event(views: &Views<'_>, seq: u64, event: &Event) -> Result<(), Stop> {
+    let current = materialize::current_epoch(&views.meta)?;
+    let bad = |reason: String| Err(Stop::Bad(Finding::record(seq, reason)));
+    match event {
+        Event::SourceAdded(a) => {
+            if a.epoch != current {
+                return bad(format!(
+                    "adds [{}] to epoch {}, but the current epoch is {}",
+                    a.id.0, a.epoch.0, current.0
+                ));
+            }
+            if views.sources.get((a.epoch.0, a.id.0))?.is_some() {
+                return bad(format!(
+                    "adds [{}] to epoch {}, which already has it",
+                    a.id.0, a.epoch.0
+                ));
+            }
+            if let Some(id) = views.urls.get((a.epoch.0, a.url.as_str()))? {
+                return bad(format!(
+                    "adds {} as [{}], but it is already [{}]",
+                    a.url,
+                    a.id.0,
+                    id.value()
+                ));
+            }
+        }
+        Event::Reset { new_epoch } if new_epoch.0 != current.0 + 1 => {
+            return bad(format!(
+                "resets to epoch {}, but the current epoch is {}",
+                new_epoch.0, current.0
+            ));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The first 12 hex digits of a hash, for messages.
+fn short(hash: &event::Hash) -> String {
+    let mut s = event::hex(hash);
+    s.truncate(12);
+    s.push('…');
+    s
+}
+
+/// The head as stored, `None` when none is.
+fn stored_head(
+    meta: &impl ReadableTable<&'static str, &'static [u8]>,
+) -> Result<Option<Head>, StoreError> {
+    match meta.get(META_HEAD)? {
+        None => Ok(None),
+        Some(_) => read_head(meta).map(Some),
+    }
+}
+
+/// Opens the view tables of `txn`.
+fn views(txn: &WriteTransaction) -> Result<Views<'_>, StoreError> {
+    Ok(Views {
+        meta: txn.open_table(META)?,
+        urls: txn.open_table(URLS)?,
+        sources: txn.open_table(SOURCES)?,
+        history: txn.open_table(HISTORY)?,
+        quotes: txn.open_table(QUOTES)?,
+    })
+}
+
+/// True for the keys of `meta` that are views of the log: all but format and head.
+fn is_view_key(key: &str) -> bool {
+    key == META_EPOCH || key.starts_with(META_COUNT_PREFIX) || key.starts_with(META_QUOTED_PREFIX)
+}
+
+/// What the views hold once replayed.
+fn totals(views: &Views<'_>, records: u64, head: Head) -> Result<Replayed, StoreError> {
+    Ok(Replayed {
+        records,
+        head: (records > 0).then_some(head),
+        epochs: materialize::current_epoch(&views.meta)?.0,
+        sources: views.sources.len()?,
+        quotes: views.quotes.len()?,
+    })
+}
+
+impl Store {
+    /// Recomputes every view from the log, in one durable write transaction: the view
+    /// tables and the view keys of `meta` are emptied, then every record is checked and
+    /// applied again. Refuses, changing nothing, a log that does not check out.
+    ///
+    /// The caller holds the exclusive maintenance lock (opened with
+    /// [`LockMode::Exclusive`](super::lock::LockMode::Exclusive)), so no writer runs
+    /// alongside; readers see the old views or the new ones, never a mix.
+    pub fn rebuild(&self, wait: Duration) -> Result<Replayed, StoreError> {
+        let super::Db::Rw(db) = &self.db else {
+            unreachable!("rebuild on a store opened read-only");
+        };
+        let txn = super::begin_write(db, &self.path, wait)?;
+        let replayed = {
+            txn.delete_table(URLS)?;
+            txn.delete_table(SOURCES)?;
+            txn.delete_table(HISTORY)?;
+            txn.delete_table(QUOTES)?;
+            let mut views = views(&txn)?;
+            views.meta.retain(|k, _| !is_view_key(k))?;
+            let events = txn.open_table(EVENTS)?;
+            let stored = stored_head(&views.meta);
+            let head = walk(&events, stored, &mut views).map_err(|stop| match stop {
+                Stop::Bad(f) => match f.place {
+                    Place::Record { seq } => StoreError::Corrupted {
+                        seq,
+                        reason: f.reason,
+                    },
+                    other => StoreError::CorruptedEntry {
+                        what: format!("the {other} of the log"),
+                        reason: f.reason,
+                    },
+                },
+                Stop::Store(e) => e,
+            })?;
+            totals(&views, head.seq.0, head)?
+        };
+        txn.commit()?;
+        Ok(replayed)
+    }
+}
+
+impl Reader {
+    /// Replays the log into views in memory and compares them with the stored ones. The
+    /// first problem of the log stops the replay (and the comparison, which would only
+    /// echo it); every differing table entry is reported.
+    pub fn audit_log(&self) -> LogAudit {
+        let mut out = LogAudit::default();
+        if let Err(e) = self.audit_into(&mut out) {
+            out.findings.push(Finding::store(e));
+        }
+        out
+    }
+
+    fn audit_into(&self, out: &mut LogAudit) -> Result<(), StoreError> {
+        // Replayed into an anonymous temporary file rather than memory: redb spills dirty
+        // pages past its cache, so a million-source audit stays within a few MiB.
+        let scratch = tempfile::tempfile().map_err(|source| StoreError::Io {
+            action: "create a scratch file for the replay in",
+            path: std::env::temp_dir(),
+            source,
+        })?;
+        let mem = Builder::new()
+            .set_cache_size(4 << 20)
+            .create_with_backend(FileBackend::new(scratch)?)?;
+        let txn = mem.begin_write()?;
+        let mut views = views(&txn)?;
+        let stored_head = match self.table(META)? {
+            None => Ok(None),
+            Some(meta) => stored_head(&meta),
+        };
+        let walked = match self.table(EVENTS)? {
+            Some(events) => walk(&events, stored_head, &mut views),
+            None => {
+                let empty = txn.open_table(EVENTS)?;
+                walk(&empty, stored_head, &mut views)
+            }
+        };
+        let head = match walked {
+            Ok(head) => head,
+            Err(Stop::Bad(f)) => {
+                out.findings.push(f);
+                return Ok(());
+            }
+            Err(Stop::Store(e)) => return Err(e),
+        };
+        out.replayed = totals(&views, head.seq.0, head)?;
+        self.compare(&views, &mut out.findings)
+    }
+
+    /// Compares every view entry on disk with its replayed twin, both ways.
+    fn compare(&self, mem: &Views<'_>, findings: &mut Findings) -> Result<(), StoreError> {
+        let meta = self.table(META)?;
+        merge(
+            entries(meta.as_ref(), |k: &str, v: &[u8]| {
+                (k.to_string(), v.to_vec())
+            })?
+            .filter(|r| r.as_ref().map_or(true, |(k, _)| is_view_key(k))),
+            entries(Some(&mem.meta), |k: &str, v: &[u8]| {
+                (k.to_string(), v.to_vec())
+            })?
+            .filter(|r| r.as_ref().map_or(true, |(k, _)| is_view_key(k))),
+            findings,
+            |key, disk, replay| {
+                Finding::entry(
+                    "meta",
+                    key.clone(),
+                    match (disk, replay) {
+                        (Some(d), Some(r)) => {
+                            format!("stored {}, the log gives {}", meta_value(d), meta_value(r))
+                        }
+                        (Some(d), None) => {
+                            format!("stored {}, but the log gives no such entry", meta_value(d))
+                        }
+                        (None, Some(r)) => format!("missing: the log gives {}", meta_value(r)),
+                        (None, None) => unreachable!(),
+                    },
+                )
+            },
+        )?;
+        let urls = self.table(URLS)?;
+        merge(
+            entries(urls.as_ref(), |k: (u64, &str), v: u64| {
+                ((k.0, k.1.to_string()), v)
+            })?,
+            entries(Some(&mem.urls), |k: (u64, &str), v: u64| {
+                ((k.0, k.1.to_string()), v)
+            })?,
+            findings,
+            |(epoch, url), disk, replay| {
+                Finding::entry(
+                    "urls",
+                    format!("epoch {epoch}, {url}"),
+                    match (disk, replay) {
+                        (Some(d), Some(r)) => format!("maps to [{d}], the log gives [{r}]"),
+                        (Some(d), None) => {
+                            format!("maps to [{d}], but no record of the log adds this url")
+                        }
+                        (None, Some(r)) => format!("missing: the log adds it as [{r}]"),
+                        (None, None) => unreachable!(),
+                    },
+                )
+            },
+        )?;
+        let sources = self.table(SOURCES)?;
+        merge(
+            entries(sources.as_ref(), |k: (u64, u64), v: &[u8]| (k, v.to_vec()))?,
+            entries(Some(&mem.sources), |k: (u64, u64), v: &[u8]| {
+                (k, v.to_vec())
+            })?,
+            findings,
+            |(epoch, id), disk, replay| {
+                Finding::entry(
+                    "sources",
+                    format!("epoch {epoch}, id {id}"),
+                    row_difference(disk, replay, SourceRow::decode),
+                )
+            },
+        )?;
+        let history = self.table(HISTORY)?;
+        merge(
+            entries(history.as_ref(), |k: (u64, u64, u64), (): ()| (k, ()))?,
+            entries(Some(&mem.history), |k: (u64, u64, u64), (): ()| (k, ()))?,
+            findings,
+            |(epoch, id, seq), disk, _| {
+                Finding::entry(
+                    "history",
+                    format!("epoch {epoch}, id {id}, record {seq}"),
+                    if disk.is_some() {
+                        format!("stored, but record {seq} does not concern this source")
+                    } else {
+                        format!("missing: record {seq} concerns this source")
+                    },
+                )
+            },
+        )?;
+        let quotes = self.table(QUOTES)?;
+        merge(
+            entries(quotes.as_ref(), |k: (u64, u64, u64), v: &[u8]| {
+                (k, v.to_vec())
+            })?,
+            entries(Some(&mem.quotes), |k: (u64, u64, u64), v: &[u8]| {
+                (k, v.to_vec())
+            })?,
+            findings,
+            |(epoch, id, n), disk, replay| {
+                Finding::entry(
+                    "quotes",
+                    format!("epoch {epoch}, id {id}, quote {n}"),
+                    row_difference(disk, replay, QuoteRow::decode),
+                )
+            },
+        )?;
+        Ok(())
+    }
+}
+
+/// A stored entry: its key and its value's bytes, not decoded.
+pub type RawEntry<K> = (K, Vec<u8>);
+
+/// The key of a quote: (epoch, id, n).
+pub type QuoteKey = (u64, u64, u64);
+
+impl Reader {
+    /// Every stored snapshot as (key, text bytes), in key order, streamed.
+    pub fn snapshot_entries(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<RawEntry<Vec<u8>>, StoreError>> + use<>, StoreError>
+    {
+        let range = match self.table(SNAPSHOTS)? {
+            None => None,
+            Some(t) => Some(t.range::<&[u8]>(..)?),
+        };
+        Ok(range.into_iter().flatten().map(|item| {
+            let (k, v) = item?;
+            Ok((k.value().to_vec(), v.value().to_vec()))
+        }))
+    }
+
+    /// Whether a snapshot is stored under `hash`, without reading its text.
+    pub fn has_snapshot(&self, hash: &event::Hash) -> Result<bool, StoreError> {
+        match self.table(SNAPSHOTS)? {
+            None => Ok(false),
+            Some(t) => Ok(t.get(hash.as_slice())?.is_some()),
+        }
+    }
+
+    /// Every stored quote of every epoch as ((epoch, id, n), encoded row), in key order,
+    /// streamed and not decoded.
+    pub fn quote_entries(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<RawEntry<QuoteKey>, StoreError>> + use<>, StoreError>
+    {
+        let range = match self.table(QUOTES)? {
+            None => None,
+            Some(t) => Some(t.range::<(u64, u64, u64)>(..)?),
+        };
+        Ok(range.into_iter().flatten().map(|item| {
+            let (k, v) = item?;
+            Ok((k.value(), v.value().to_vec()))
+        }))
+    }
+}
+
+type Entries<'t, K, V> = Box<dyn Iterator<Item = Result<(K, V), StoreError>> + 't>;
+
+/// The entries of `table` (none when it does not exist), in key order, made owned.
+fn entries<'t, K, V, KO: 't, VO: 't, T>(
+    table: Option<&'t T>,
+    own: impl for<'a> Fn(K::SelfType<'a>, V::SelfType<'a>) -> (KO, VO) + 't,
+) -> Result<Entries<'t, KO, VO>, StoreError>
+where
+    K: redb::Key + 'static,
+    V: redb::Value + 'static,
+    T: ReadableTable<K, V>,
+{
+    let Some(table) = table else {
+        return Ok(Box::new(std::iter::empty()));
+    };
+    Ok(Box::new(table.iter()?.map(move |item| {
+        let (k, v) = item?;
+        Ok(own(k.value(), v.value()))
+    })))
+}
+
+/// Walks two key-ordered entry streams side by side and reports, through `describe`,
+/// every key whose value differs or that only one side has.
+fn merge<K: Ord, V: PartialEq>(
+    disk: impl Iterator<Item = Result<(K, V), StoreError>>,
+    replay: impl Iterator<Item = Result<(K, V), StoreError>>,
+    findings: &mut Findings,
+    describe: impl Fn(&K, Option<&V>, Option<&V>) -> Finding,
+) -> Result<(), StoreError> {
+    fn next<K, V>(
+        it: &mut Peekable<impl Iterator<Item = Result<(K, V), StoreError>>>,
+    ) -> Result<Option<&(K, V)>, StoreError> {
+        if matches!(it.peek(), Some(Err(_)))
+            && let Some(Err(e)) = it.next()
+        {
+            return Err(e);
+        }
+        match it.peek() {
+            Some(Ok(kv)) => Ok(Some(kv)),
+            _ => Ok(None),
+        }
+    }
+    let mut disk = disk.peekable();
+    let mut replay = replay.peekable();
+    loop {
+        let order = match (next(&mut disk)?, next(&mut replay)?) {
+            (None, None) => return Ok(()),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((dk, dv)), Some((rk, rv))) => match dk.cmp(rk) {
+                Ordering::Equal => {
+                    if dv != rv {
+                        findings.push(describe(dk, Some(dv), Some(rv)));
+                    }
+                    Ordering::Equal
+                }
+                o => o,
+            },
+        };
+        match order {
+            Ordering::Less => {
+                if let Some((k, v)) = next(&mut disk)? {
+                    findings.push(describe(k, Some(v), None));
+                }
+                disk.next();
+            }
+            Ordering::Greater => {
+                if let Some((k, v)) = next(&mut replay)? {
+                    findings.push(describe(k, None, Some(v)));
+                }
+                replay.next();
+            }
+            Ordering::Equal => {
+                disk.next();
+                replay.next();
+            }
+        }
+    }
+}
+
+/// A meta value for a message: the u64 it holds, or its bytes.
+fn meta_value(bytes: &[u8]) -> String {
+    match <[u8; 8]>::try_from(bytes) {
+        Ok(b) => u64::from_le_bytes(b).to_string(),
+        Err(_) => format!("{bytes:02x?}"),
+    }
+}
+
+/// How a stored row differs from the replayed one: the first field that differs.
+fn row_difference<R: Serialize>(
+    disk: Option<&Vec<u8>>,
+    replay: Option<&Vec<u8>>,
+    decode: impl Fn(&[u8]) -> Result<R, String>,
+) -> String {
+    let json = |bytes: &[u8]| decode(bytes).map(|r| serde_json::to_value(r).unwrap_or_default());
+    match (disk, replay) {
+        (Some(d), None) => match json(d) {
+            Ok(_) => "stored, but no record of the log makes it".to_string(),
+            Err(e) => format!("stored ({e}), but no record of the log makes it"),
+        },
+        (None, Some(_)) => "missing: the log makes it".to_string(),
+        (Some(d), Some(r)) => match (json(d), json(r)) {
+            (Err(e), _) => e,
+            (Ok(d), Ok(r)) => {
+                let field = d
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .find(|(k, v)| r.get(k.as_str()) != Some(v));
+                match field {
+                    Some((k, v)) => format!(
+                        "{k} is {}, the log gives {}",
+                        v,
+                        r.get(k.as_str()).cloned().unwrap_or_default()
+                    ),
+                    None => "differs from what the log gives".to_string(),
+                }
+            }
+            (Ok(_), Err(e)) => format!("the log's own row does not encode back: {e}"),
+        },
+        (None, None) => unreachable!(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_keep_the_first_ones_and_count_the_rest() {
+        let mut f = Findings::default();
+        for i in 0..(MAX_FINDINGS as u64 + 3) {
+            f.push(Finding::record(i + 1, "bad"));
+        }
+        assert_eq!(f.kept.len(), MAX_FINDINGS);
+        assert_eq!(f.omitted, 3);
+        assert_eq!(f.kept[0].to_string(), "record 1: bad");
+    }
+
+    #[test]
+    fn merge_reports_missing_extra_and_different_entries() {
+        let disk = vec![(1, 'a'), (2, 'b'), (4, 'd')];
+        let replay = vec![(1, 'a'), (2, 'x'), (3, 'c')];
+        let mut f = Findings::default();
+        merge(
+            disk.into_iter().map(Ok),
+            replay.into_iter().map(Ok),
+            &mut f,
+            |k, d, r| Finding::entry("t", k.to_string(), format!("{d:?} {r:?}")),
+        )
+        .unwrap();
+        let got: Vec<String> = f.kept.iter().map(|f| f.to_string()).collect();
+        assert_eq!(
+            got,
+            [
+                "t (2): Some('b') Some('x')",
+                "t (3): None Some('c')",
+                "t (4): Some('d') None"
+            ]
+        );
+    }
+}

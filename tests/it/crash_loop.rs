@@ -1,0 +1,168 @@
+//! Crash safety, shown: a writer that adds URLs in a loop (one URL per `cite add`, and
+//! batches of many) is killed with SIGKILL at random moments, again and again. After
+//! every kill the ledger opens at once; at the end `cite audit` passes, the ids are dense,
+//! and every `[ID] URL` line the writer printed before it died is in the ledger.
+//!
+//! The delays are random; the seed is printed, and `CITE_CRASH_SEED=N` replays a run.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::audit::audit_ok;
+use crate::util::Sandbox;
+
+/// Kills in one run.
+const KILLS: usize = 20;
+
+/// xorshift64*: enough randomness for kill delays, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn new() -> Rng {
+        let seed = std::env::var("CITE_CRASH_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64
+            })
+            | 1;
+        eprintln!("crash_loop seed: CITE_CRASH_SEED={seed}");
+        Rng(seed)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+/// The writer: a shell loop that adds one URL, then a batch of 25, forever. `$0` is the
+/// binary, `$1` the ledger, `$2` this round's tag, so that every URL is new.
+const WRITER: &str = r#"
+i=0
+while :; do
+    i=$((i+1))
+    "$0" --ledger "$1" add "https://crash.example/$2/$i" || exit 1
+    batch=""
+    j=0
+    while [ $j -lt 25 ]; do
+        j=$((j+1))
+        batch="$batch https://crash.example/$2/$i/$j"
+    done
+    "$0" --ledger "$1" add $batch || exit 1
+done
+"#;
+
+/// `[ID] URL` lines complete in `out` (a line cut by the kill is ignored).
+fn printed(out: &str) -> Vec<(u64, String)> {
+    let complete = match out.rfind('\n') {
+        Some(end) => &out[..=end],
+        None => "",
+    };
+    complete
+        .lines()
+        .map(|line| {
+            let rest = line.strip_prefix('[').expect("an id line");
+            let (id, url) = rest.split_once("] ").expect("an id line");
+            (id.parse().expect("an id"), url.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn writers_killed_at_random_moments_lose_nothing_they_printed() {
+    let sb = Sandbox::new();
+    let bin = assert_cmd::cargo::cargo_bin("cite");
+    let mut rng = Rng::new();
+    let mut promised: Vec<(u64, String)> = Vec::new();
+    for round in 0..KILLS {
+        let mut writer = Command::new("sh")
+            .arg("-c")
+            .arg(WRITER)
+            .arg(&bin)
+            .arg(&sb.ledger)
+            .arg(format!("r{round}"))
+            .env_remove("CITE_LEDGER")
+            .env_remove("CITE_ACTOR")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            // Its own process group, so one signal reaches the shell and its `cite`.
+            .process_group(0)
+            .spawn()
+            .expect("spawn the writer");
+        thread::sleep(Duration::from_millis(5 + rng.below(76)));
+        let killed = Command::new("kill")
+            .args(["-s", "KILL", "--", &format!("-{}", writer.id())])
+            .status()
+            .expect("run kill");
+        assert!(killed.success(), "kill failed in round {round}");
+        writer.wait().expect("wait for the writer");
+        let mut out = String::new();
+        writer
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .expect("read what the writer printed");
+        promised.extend(printed(&out));
+
+        // The ledger opens at once after every kill: quick repair, not a full one.
+        let started = Instant::now();
+        sb.ok(&["list"]);
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_secs(1),
+            "round {round}: list took {took:?}"
+        );
+    }
+    assert!(
+        promised.len() > KILLS,
+        "the writers printed only {} ids: they hardly ran",
+        promised.len()
+    );
+
+    audit_ok(&sb.ledger);
+    let listed: serde_json::Value = serde_json::from_str(&sb.ok(&["list", "--json"])).unwrap();
+    let listed: BTreeMap<u64, String> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_u64().unwrap(),
+                s["url"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let n = listed.len() as u64;
+    eprintln!(
+        "crash_loop: {KILLS} kills, {} ids printed, {n} sources in the ledger",
+        promised.len()
+    );
+    assert_eq!(
+        listed.keys().copied().collect::<Vec<_>>(),
+        (1..=n).collect::<Vec<_>>(),
+        "ids are not dense"
+    );
+    for (id, url) in &promised {
+        assert_eq!(
+            listed.get(id),
+            Some(url),
+            "[{id}] {url} was printed, then lost"
+        );
+    }
+    // Every URL is in the ledger once.
+    let mut urls: Vec<&String> = listed.values().collect();
+    urls.sort();
+    urls.dedup();
+    assert_eq!(urls.len() as u64, n);
+}

@@ -1,0 +1,578 @@
+//! `export` through the binary: the exact shape of every format, `--output` and
+//! `--epoch`, refusals, the chain re-checked from `jsonl` alone, the `hermes-json` →
+//! `import` round trip, and pandoc `--citeproc` reading the CSL-JSON.
+
+use std::path::Path;
+use std::process::Command as Process;
+
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+use crate::util::Sandbox;
+
+const PAGE_ONE: &str = "Ice is about 9% less dense than liquid water. It floats.";
+const PAGE_TWO: &str = "NumPy is the fundamental package for array computing with Python.";
+
+fn today_utc() -> String {
+    let d = time::OffsetDateTime::now_utc().date();
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+fn blake3_hex(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex().to_string()
+}
+
+/// Three sources: one with a route, a stored page and two checked quotes (from two
+/// pages); one whose title needs LaTeX escaping; one untitled.
+fn sample(sb: &Sandbox) {
+    let one = sb.file("page1.txt", PAGE_ONE);
+    let two = sb.file("page2.txt", PAGE_TWO);
+    sb.ok(&[
+        "add",
+        "https://en.wikipedia.org/wiki/Ice",
+        "--title",
+        "Ice - Wikipedia",
+        "--accessed",
+        "2025-03-01",
+        "--via",
+        "web",
+        "--snapshot",
+        one.to_str().unwrap(),
+    ]);
+    sb.ok(&[
+        "add",
+        "https://example.com/r&d?q=a_b",
+        "--title",
+        "R&D {costs} 100% #1",
+        "--accessed",
+        "2025-03-02",
+    ]);
+    sb.ok(&["add", "https://numpy.org", "--accessed", "2025-03-03"]);
+    sb.ok(&[
+        "quote",
+        "1",
+        "--text",
+        "Ice is about 9% less dense than liquid water.",
+    ]);
+    sb.ok(&[
+        "quote",
+        "1",
+        "--text",
+        "the fundamental package for array computing",
+        "--from",
+        two.to_str().unwrap(),
+    ]);
+}
+
+fn export(sb: &Sandbox, format: &str) -> String {
+    sb.ok(&["export", "--format", format])
+}
+
+#[test]
+fn hermes_json_is_a_sources_py_ledger() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    let today = today_utc();
+    assert_eq!(
+        export(&sb, "hermes-json"),
+        format!(
+            r#"{{
+  "version": 1,
+  "sources": [
+    {{
+      "id": 1,
+      "url": "https://en.wikipedia.org/wiki/Ice",
+      "title": "Ice - Wikipedia",
+      "accessed": "2025-03-01",
+      "quotes": [
+        {{
+          "text": "Ice is about 9% less dense than liquid water.",
+          "added": "{today}"
+        }},
+        {{
+          "text": "the fundamental package for array computing",
+          "added": "{today}"
+        }}
+      ],
+      "via": "web"
+    }},
+    {{
+      "id": 2,
+      "url": "https://example.com/r&d?q=a_b",
+      "title": "R&D {{costs}} 100% #1",
+      "accessed": "2025-03-02"
+    }},
+    {{
+      "id": 3,
+      "url": "https://numpy.org",
+      "title": "",
+      "accessed": "2025-03-03"
+    }}
+  ]
+}}
+"#
+        )
+    );
+    // What the sources.py loader asks for: an object with a list `sources` whose
+    // entries carry an `id` and a `url`.
+    let v: Value = serde_json::from_str(&export(&sb, "hermes-json")).unwrap();
+    assert_eq!(v["version"], 1);
+    for e in v["sources"].as_array().unwrap() {
+        assert!(e["id"].is_u64() && e["url"].is_string(), "{e}");
+    }
+}
+
+#[test]
+fn csl_json_items_are_webpages_keyed_like_bibtex() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    let v: Value = serde_json::from_str(&export(&sb, "csl-json")).unwrap();
+    assert_eq!(
+        v,
+        json!([
+            {
+                "id": "source1",
+                "type": "webpage",
+                "URL": "https://en.wikipedia.org/wiki/Ice",
+                "title": "Ice - Wikipedia",
+                "accessed": {"date-parts": [[2025, 3, 1]]},
+                "custom": {"ledger_id": 1, "via": "web",
+                           "snapshots": [blake3_hex(PAGE_ONE), blake3_hex(PAGE_TWO)]}
+            },
+            {
+                "id": "source2",
+                "type": "webpage",
+                "URL": "https://example.com/r&d?q=a_b",
+                "title": "R&D {costs} 100% #1",
+                "accessed": {"date-parts": [[2025, 3, 2]]},
+                "custom": {"ledger_id": 2, "via": null, "snapshots": []}
+            },
+            {
+                "id": "source3",
+                "type": "webpage",
+                "URL": "https://numpy.org",
+                "title": "https://numpy.org",
+                "accessed": {"date-parts": [[2025, 3, 3]]},
+                "custom": {"ledger_id": 3, "via": null, "snapshots": []}
+            }
+        ])
+    );
+    // The same key `render --style bibtex` uses.
+    assert!(
+        sb.ok(&["render", "--style", "bibtex"])
+            .contains("@misc{source1,")
+    );
+}
+
+#[test]
+fn biblatex_entries_are_online_with_urldate_and_escaping() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    assert_eq!(
+        export(&sb, "biblatex"),
+        "@online{source1,\n  title = {Ice - Wikipedia},\n  url = {https://en.wikipedia.org/wiki/Ice},\n  urldate = {2025-03-01}\n}\n\
+         \n\
+         @online{source2,\n  title = {R\\&D \\{costs\\} 100\\% \\#1},\n  url = {https://example.com/r&d?q=a_b},\n  urldate = {2025-03-02}\n}\n\
+         \n\
+         @online{source3,\n  title = {https://numpy.org},\n  url = {https://numpy.org},\n  urldate = {2025-03-03}\n}\n"
+    );
+}
+
+#[test]
+fn ris_records_are_elec_with_crlf_lines() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    assert_eq!(
+        export(&sb, "ris"),
+        "TY  - ELEC\r\nTI  - Ice - Wikipedia\r\nUR  - https://en.wikipedia.org/wiki/Ice\r\nY2  - 2025/03/01/\r\nER  - \r\n\
+         \r\n\
+         TY  - ELEC\r\nTI  - R&D {costs} 100% #1\r\nUR  - https://example.com/r&d?q=a_b\r\nY2  - 2025/03/02/\r\nER  - \r\n\
+         \r\n\
+         TY  - ELEC\r\nTI  - https://numpy.org\r\nUR  - https://numpy.org\r\nY2  - 2025/03/03/\r\nER  - \r\n"
+    );
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    assert!(s.len().is_multiple_of(2), "odd hex length");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+#[test]
+fn jsonl_lets_anyone_recheck_the_chain_across_epochs() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    sb.ok(&["reset"]);
+    sb.ok(&["add", "https://second-epoch.example"]);
+    let text = export(&sb, "jsonl");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is one JSON object"))
+        .collect();
+    let log: Vec<Value> = serde_json::from_str(&sb.ok(&["log", "--json"])).unwrap();
+    assert_eq!(lines.len(), log.len());
+    assert_eq!(lines.len(), 8);
+    let mut prev = "0".repeat(64);
+    for (line, entry) in lines.iter().zip(&log) {
+        let obj = line.as_object().unwrap();
+        let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "seq", "time", "pid", "command", "event", "hash", "prev", "record"
+            ]
+        );
+        // Recompute the hash from the stored bytes alone, and follow the links.
+        let record = unhex(line["record"].as_str().unwrap());
+        assert_eq!(
+            blake3::hash(&record).to_hex().as_str(),
+            line["hash"].as_str().unwrap()
+        );
+        assert_eq!(line["prev"].as_str().unwrap(), prev);
+        // The stored bytes embed the previous hash right after the format and
+        // provenance; at least, they contain it.
+        let prev_bytes = unhex(&prev);
+        assert!(record.windows(32).any(|w| w == prev_bytes.as_slice()));
+        prev = line["hash"].as_str().unwrap().to_string();
+        // Apart from `record`, a line is the `log --json` entry.
+        let mut without = obj.clone();
+        without.remove("record");
+        assert_eq!(&Value::Object(without), entry);
+    }
+    let epochs: Vec<u64> = lines
+        .iter()
+        .filter_map(|l| l["event"]["epoch"].as_u64())
+        .collect();
+    assert!(epochs.contains(&1) && epochs.contains(&2), "{epochs:?}");
+    // A flipped byte in a record no longer matches its hash.
+    let mut bad = unhex(lines[2]["record"].as_str().unwrap());
+    bad[5] ^= 1;
+    assert_ne!(
+        blake3::hash(&bad).to_hex().as_str(),
+        lines[2]["hash"].as_str().unwrap()
+    );
+}
+
+#[test]
+fn jsonl_carries_the_actor_when_set() {
+    let sb = Sandbox::new();
+    sb.cite()
+        .env("CITE_ACTOR", "agent-7")
+        .args(["add", "https://a.example"])
+        .assert()
+        .success();
+    let line: Value = serde_json::from_str(export(&sb, "jsonl").trim()).unwrap();
+    assert_eq!(line["actor"], "agent-7");
+}
+
+#[test]
+fn output_file_is_written_whole_and_reported() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    let path = sb.path().join("refs.json");
+    std::fs::write(&path, "old contents").unwrap();
+    sb.cite()
+        .args(["export", "--format", "csl-json", "--output"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(format!(
+            "exported 3 source(s) of epoch 1 to {} as csl-json\n",
+            path.display()
+        ));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        export(&sb, "csl-json")
+    );
+    let path = sb.path().join("log.jsonl");
+    let out = sb.ok(&["export", "--format", "jsonl", "-o", path.to_str().unwrap()]);
+    assert!(
+        out.starts_with("exported 6 record(s) of the log to "),
+        "{out}"
+    );
+    // No temporary file is left beside the output.
+    let names: Vec<String> = std::fs::read_dir(sb.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+#[test]
+fn a_failed_export_leaves_the_output_file_alone() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    let path = sb.path().join("refs.bib");
+    std::fs::write(&path, "old contents").unwrap();
+    // An epoch that does not exist fails before anything is written.
+    sb.cite()
+        .args(["export", "--format", "biblatex", "--epoch", "7", "-o"])
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr("error: no epoch 7 in the ledger (the current epoch is 1)\n");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "old contents");
+    sb.cite()
+        .args(["export", "--format", "ris", "-o"])
+        .arg(sb.path().join("missing-dir/refs.ris"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no such folder"));
+}
+
+#[test]
+fn epoch_selects_an_older_numbering() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    sb.ok(&["reset"]);
+    sb.ok(&["add", "https://new.example", "--accessed", "2025-04-01"]);
+    let current = export(&sb, "ris");
+    assert!(
+        current.contains("UR  - https://new.example\r\n"),
+        "{current}"
+    );
+    assert!(!current.contains("wikipedia"), "{current}");
+    let old = sb.ok(&["export", "--format", "ris", "--epoch", "1"]);
+    assert_eq!(old.matches("TY  - ELEC").count(), 3);
+    assert!(!old.contains("new.example"));
+}
+
+#[test]
+fn refusals_and_their_exit_codes() {
+    let sb = Sandbox::new();
+    sb.cite()
+        .args(["export", "--format", "bibtex"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid value 'bibtex'"));
+    sb.cite().args(["export"]).assert().code(2);
+    sb.cite()
+        .args(["export", "--format", "jsonl", "--epoch", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--epoch does not apply to --format jsonl",
+        ));
+    // A read command: exporting a ledger that does not exist creates nothing.
+    assert!(!sb.ledger.exists());
+    // The ledger is never overwritten by its own export; `-o -` is stdout.
+    sb.ok(&["add", "https://a.example"]);
+    let before = std::fs::read(&sb.ledger).unwrap();
+    sb.cite()
+        .args(["export", "--format", "ris", "--output"])
+        .arg(&sb.ledger)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is the ledger itself"));
+    assert_eq!(std::fs::read(&sb.ledger).unwrap(), before);
+    assert_eq!(
+        sb.ok(&["export", "--format", "csl-json", "-o", "-"]),
+        export(&sb, "csl-json")
+    );
+}
+
+#[test]
+fn an_empty_ledger_exports_empty_documents() {
+    let sb = Sandbox::new();
+    assert_eq!(
+        export(&sb, "hermes-json"),
+        "{\n  \"version\": 1,\n  \"sources\": []\n}\n"
+    );
+    assert_eq!(export(&sb, "csl-json"), "[]\n");
+    assert_eq!(export(&sb, "biblatex"), "");
+    assert_eq!(export(&sb, "ris"), "");
+    assert_eq!(export(&sb, "jsonl"), "");
+    assert!(!sb.ledger.exists());
+}
+
+/// `list --json` of every epoch-1 source, as JSON values.
+fn list_json(sb: &Sandbox) -> Value {
+    serde_json::from_str(&sb.ok(&["list", "--json"])).unwrap()
+}
+
+#[test]
+fn hermes_json_round_trips_through_import() {
+    // A ledger that came from sources.py, grown with cite: imported quotes, a gap in
+    // the ids, later adds with routes and titles.
+    let sb = Sandbox::new();
+    let first = sb.file(
+        "first.json",
+        r#"{"version": 1, "sources": [
+            {"id": 1, "url": "https://a.example/x", "title": "A", "accessed": "2024-05-06",
+             "quotes": [{"text": "one two three four", "added": "2024-05-07"},
+                        {"text": "five six seven", "added": "2024-05-08"}]},
+            {"id": 4, "url": "https://b.example", "title": "", "accessed": "2024-05-06"}]}"#,
+    );
+    sb.ok(&["import", first.to_str().unwrap()]);
+    sb.ok(&[
+        "add",
+        "https://c.example",
+        "--title",
+        "C",
+        "--via",
+        "reddit",
+    ]);
+    sb.ok(&["add", "doi:10.1000/182"]);
+    let exported = sb.path().join("export.json");
+    sb.ok(&[
+        "export",
+        "--format",
+        "hermes-json",
+        "-o",
+        exported.to_str().unwrap(),
+    ]);
+    let fresh = Sandbox::new();
+    let out = fresh.ok(&["import", exported.to_str().unwrap()]);
+    assert!(
+        out.starts_with("imported 4 source(s) and 2 quote(s) from "),
+        "{out}"
+    );
+    assert_eq!(list_json(&fresh), list_json(&sb));
+    // And again: a second generation is byte-identical.
+    assert_eq!(export(&fresh, "hermes-json"), export(&sb, "hermes-json"));
+}
+
+#[test]
+fn hermes_json_round_trip_of_checked_quotes_keeps_their_text_not_their_page() {
+    let sb = Sandbox::new();
+    sample(&sb);
+    let exported = sb.file("export.json", &export(&sb, "hermes-json"));
+    let fresh = Sandbox::new();
+    fresh.ok(&["import", exported.to_str().unwrap()]);
+    // The format has no place for page text: the quotes come back without their
+    // snapshot and selector, and everything else is the same.
+    let strip = |mut v: Value| {
+        for s in v.as_array_mut().unwrap() {
+            if let Some(qs) = s.get_mut("quotes") {
+                for q in qs.as_array_mut().unwrap() {
+                    q["snapshot"] = Value::Null;
+                    q["selector"] = Value::Null;
+                }
+            }
+        }
+        v
+    };
+    assert_eq!(list_json(&fresh), strip(list_json(&sb)));
+    let show = fresh.ok(&["show", "1"]);
+    assert!(
+        show.contains("imported from sources.py without page text"),
+        "{show}"
+    );
+}
+
+/// pandoc on PATH, or `None` (the test is skipped) unless `CITE_REQUIRE_PANDOC=1`,
+/// which CI sets after installing it: there a missing pandoc fails the test.
+fn pandoc() -> Option<&'static str> {
+    let found = Process::new("pandoc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some("pandoc");
+    }
+    let required = std::env::var("CITE_REQUIRE_PANDOC").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "CITE_REQUIRE_PANDOC=1 but pandoc is not on PATH — install it (Debian: apt-get install pandoc)"
+    );
+    eprintln!("note: pandoc is not on PATH; skipping the pandoc --citeproc test");
+    None
+}
+
+fn run_pandoc(pandoc: &str, dir: &Path, bibliography: &str) -> String {
+    let out = Process::new(pandoc)
+        .current_dir(dir)
+        .args([
+            "--citeproc",
+            "--bibliography",
+            bibliography,
+            "-t",
+            "plain",
+            "doc.md",
+        ])
+        .output()
+        .expect("run pandoc");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "pandoc failed: {stderr}");
+    assert!(
+        !stderr.contains("not found"),
+        "pandoc could not resolve a citation: {stderr}"
+    );
+    // Lines wrap at pandoc's column limit; compare words.
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn pandoc_citeproc_renders_the_csl_json_export() {
+    let Some(pandoc) = pandoc() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "add",
+        "https://en.wikipedia.org/wiki/Ice",
+        "--title",
+        "Ice on Wikipedia",
+        "--accessed",
+        "2025-03-01",
+    ]);
+    sb.ok(&[
+        "add",
+        "https://numpy.org/doc/stable",
+        "--title",
+        "NumPy documentation",
+        "--accessed",
+        "2025-03-02",
+        "--via",
+        "web",
+    ]);
+    sb.ok(&["add", "https://untitled.example/page"]);
+    sb.file(
+        "doc.md",
+        "Ice floats on water [@source1]. Arrays live in NumPy [@source2]. See also [@source3].\n",
+    );
+    let bib = sb.path().join("export.json");
+    sb.ok(&[
+        "export",
+        "--format",
+        "csl-json",
+        "-o",
+        bib.to_str().unwrap(),
+    ]);
+    let text = run_pandoc(pandoc, sb.path(), "export.json");
+    let lower = text.to_lowercase();
+    // Styles may re-case titles; the words and the URLs are what must be there.
+    for want in [
+        "ice on wikipedia",
+        "numpy documentation",
+        "https://en.wikipedia.org/wiki/Ice",
+        "https://numpy.org/doc/stable",
+        "https://untitled.example/page",
+    ] {
+        assert!(
+            lower.contains(&want.to_lowercase()),
+            "{want} missing from: {text}"
+        );
+    }
+    assert!(text.contains("2025"), "{text}");
+    assert!(!text.contains("@source"), "unresolved citation in: {text}");
+    // The biblatex export reads the same way.
+    let bib = sb.path().join("export.bib");
+    sb.ok(&[
+        "export",
+        "--format",
+        "biblatex",
+        "-o",
+        bib.to_str().unwrap(),
+    ]);
+    let text = run_pandoc(pandoc, sb.path(), "export.bib").to_lowercase();
+    assert!(text.contains("numpy documentation"), "{text}");
+    assert!(text.contains("https://en.wikipedia.org/wiki/ice"), "{text}");
+}

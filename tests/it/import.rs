@@ -1,0 +1,410 @@
+//! `import` through the binary: a `sources.py` ledger becomes events with the same ids,
+//! URLs, titles, dates and quotes; later adds continue after the highest id; every
+//! refusal names what is wrong, with its exit code, and leaves the ledger as it was.
+
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+use crate::util::Sandbox;
+
+/// A ledger as `sources.py` writes it: dense ids except a gap, canonical and
+/// not-quite-canonical URLs, a title with a line break, quotes on two sources.
+const SOURCES_PY: &str = r#"{
+  "version": 1,
+  "sources": [
+    {
+      "id": 1,
+      "url": "https://en.wikipedia.org/wiki/Ice",
+      "title": "Ice - Wikipedia",
+      "accessed": "2025-03-01",
+      "quotes": [
+        {
+          "text": "Ice is about 9% less dense than liquid water.",
+          "added": "2025-03-01"
+        },
+        {
+          "text": "Ice is water frozen into a solid state.",
+          "added": "2025-03-02"
+        }
+      ]
+    },
+    {
+      "id": 2,
+      "url": "https://www.nature.com/articles/s41586-020-2649-2/",
+      "title": "Array programming with NumPy",
+      "accessed": "2025-03-02"
+    },
+    {
+      "id": 3,
+      "url": "HTTPS://Example.COM:443/r%26d?q=a_b#section",
+      "title": "R&D\nreport",
+      "accessed": "2025-03-03",
+      "quotes": [
+        {
+          "text": "Spending rose by 4 percent.",
+          "added": "2025-03-04"
+        }
+      ]
+    },
+    {
+      "id": 5,
+      "url": "https://blog.example/post",
+      "title": "",
+      "accessed": "2025-03-05"
+    }
+  ]
+}
+"#;
+
+fn list_json(sb: &Sandbox) -> Vec<Value> {
+    serde_json::from_str(&sb.ok(&["list", "--json"])).expect("list --json is JSON")
+}
+
+fn log_len(sb: &Sandbox) -> usize {
+    serde_json::from_str::<Vec<Value>>(&sb.ok(&["log", "--json"]))
+        .expect("log --json is JSON")
+        .len()
+}
+
+#[test]
+fn a_sources_py_ledger_keeps_ids_urls_titles_dates_and_quotes() {
+    let sb = Sandbox::new();
+    let file = sb.file("ledger.json", SOURCES_PY);
+    sb.cite()
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(format!(
+            "imported 4 source(s) and 3 quote(s) from {} into epoch 1\n",
+            file.display()
+        ))
+        .stderr("");
+    let q = |text: &str, added: &str| json!({"text": text, "added": added, "snapshot": null, "selector": null});
+    assert_eq!(
+        list_json(&sb),
+        vec![
+            json!({"id": 1, "url": "https://en.wikipedia.org/wiki/Ice", "title": "Ice - Wikipedia",
+                   "accessed": "2025-03-01", "quotes": [
+                       q("Ice is about 9% less dense than liquid water.", "2025-03-01"),
+                       q("Ice is water frozen into a solid state.", "2025-03-02")]}),
+            json!({"id": 2, "url": "https://www.nature.com/articles/s41586-020-2649-2",
+                   "title": "Array programming with NumPy", "accessed": "2025-03-02"}),
+            json!({"id": 3, "url": "https://example.com/r%26d?q=a_b", "title": "R&D report",
+                   "accessed": "2025-03-03",
+                   "quotes": [q("Spending rose by 4 percent.", "2025-03-04")]}),
+            json!({"id": 5, "url": "https://blog.example/post", "title": "",
+                   "accessed": "2025-03-05"}),
+        ]
+    );
+    assert_eq!(
+        sb.ok(&["list"]),
+        "[1] https://en.wikipedia.org/wiki/Ice  Ice - Wikipedia  (2 quotes)\n\
+         [2] https://www.nature.com/articles/s41586-020-2649-2  Array programming with NumPy\n\
+         [3] https://example.com/r%26d?q=a_b  R&D report  (1 quote)\n\
+         [5] https://blog.example/post\n"
+    );
+    let show = sb.ok(&["show", "3"]);
+    assert!(
+        show.contains("  given as:  HTTPS://Example.COM:443/r%26d?q=a_b#section\n"),
+        "{show}"
+    );
+    assert!(show.contains("  accessed:  2025-03-03\n"), "{show}");
+    assert!(
+        show.contains(
+            "  > \"Spending rose by 4 percent.\"\n    imported from sources.py without page text (not re-checkable), added 2025-03-04\n"
+        ),
+        "{show}"
+    );
+    // The log: one Imported record, then each source followed by its quotes.
+    let log: Vec<Value> = serde_json::from_str(&sb.ok(&["log", "--json"])).unwrap();
+    let kinds: Vec<&str> = log
+        .iter()
+        .map(|e| e["event"]["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "imported",
+            "source_added",
+            "quote_imported",
+            "quote_imported",
+            "source_added",
+            "source_added",
+            "quote_imported",
+            "source_added"
+        ]
+    );
+    assert_eq!(
+        log[0]["event"],
+        json!({"kind": "imported", "epoch": 1, "from": file.display().to_string(),
+               "sources": 4, "quotes": 3})
+    );
+    // One transaction: every record shares the import's command line.
+    assert!(log.iter().all(|e| {
+        e["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w == "import")
+    }));
+    let text = sb.ok(&["log"]);
+    assert!(
+        text.contains("imported 4 source(s) and 3 quote(s) from"),
+        "{text}"
+    );
+}
+
+#[test]
+fn later_adds_continue_after_the_highest_imported_id() {
+    let sb = Sandbox::new();
+    let file = sb.file("ledger.json", SOURCES_PY);
+    sb.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(
+        sb.ok(&["add", "https://new.example", "https://blog.example/post/"]),
+        "[6] https://new.example\n[5] https://blog.example/post\n"
+    );
+    // A re-add of an imported URL under another spelling finds its id.
+    assert_eq!(
+        sb.ok(&["add", "https://example.com/r%26d?q=a_b#other"]),
+        "[3] https://example.com/r%26d?q=a_b\n"
+    );
+    // A later title fills the empty imported one.
+    sb.ok(&["add", "https://blog.example/post", "--title", "A post"]);
+    assert_eq!(list_json(&sb)[3]["title"], "A post");
+}
+
+#[test]
+fn imports_into_a_fresh_epoch_after_reset_and_keeps_the_old_one() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://old.example"]);
+    sb.ok(&["reset"]);
+    let file = sb.file("ledger.json", SOURCES_PY);
+    let out = sb.ok(&["import", file.to_str().unwrap()]);
+    assert!(out.ends_with(" into epoch 2\n"), "{out}");
+    assert_eq!(list_json(&sb).len(), 4);
+    assert_eq!(
+        sb.ok(&["list", "--epoch", "1"]),
+        "[1] https://old.example\n"
+    );
+}
+
+#[test]
+fn an_epoch_with_sources_is_refused_with_a_reset_hint() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://already.example"]);
+    let file = sb.file("ledger.json", SOURCES_PY);
+    let before = log_len(&sb);
+    sb.cite()
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("error: epoch 1 already has sources — run `cite reset` first, then import\n");
+    assert_eq!(log_len(&sb), before);
+    // And a second import of the same file into the epoch it filled.
+    let sb = Sandbox::new();
+    sb.ok(&["import", file.to_str().unwrap()]);
+    sb.cite()
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("epoch 1 already has sources"));
+}
+
+/// Runs `import` of `text` into a fresh ledger; expects exit `code`, a stderr containing
+/// `want`, and no ledger file left behind.
+fn refused(text: &str, code: i32, want: &str) {
+    let sb = Sandbox::new();
+    let file = sb.file("bad.json", text);
+    let out = sb.cite().arg("import").arg(&file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{text}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains(want), "{text}\nwant: {want}\ngot: {stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!sb.ledger.exists(), "a refused import created the ledger");
+}
+
+#[test]
+fn malformed_input_is_refused_with_exit_2_naming_what_is_wrong() {
+    refused("{\"version\": 1, ", 2, "bad.json is not valid JSON (");
+    refused("", 2, "is not valid JSON");
+    refused(
+        "[]",
+        2,
+        "bad.json is not a sources.py ledger: the top level is a list, not an object with a \"sources\" list",
+    );
+    refused(
+        r#"{"version": 1}"#,
+        2,
+        "is not a sources.py ledger: no \"sources\" list at the top level",
+    );
+    refused(
+        r#"{"version": 1, "sources": {"1": "https://a.example"}}"#,
+        2,
+        "\"sources\" is an object, not a list",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example"}, "https://b.example"]}"#,
+        2,
+        "entry 2 of \"sources\" is a string, not an object",
+    );
+    refused(
+        r#"{"sources": [{"url": "https://a.example"}]}"#,
+        2,
+        "entry 1 has no \"id\"",
+    );
+    for id in ["0", "-3", "1.5", "\"2\"", "null"] {
+        let text = format!(r#"{{"sources": [{{"id": {id}, "url": "https://a.example"}}]}}"#);
+        let want = if id == "null" {
+            "entry 1 has no \"id\"".to_string()
+        } else {
+            format!("entry 1 has no integer \"id\" of 1 or more (got {id})")
+        };
+        refused(&text, 2, &want);
+    }
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example"}, {"id": 2, "title": "x"}]}"#,
+        2,
+        "entry 2 (id 2) has no \"url\"",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": ["https://a.example"]}]}"#,
+        2,
+        "entry 1 (id 1) has no string \"url\" (got [\"https://a.example\"])",
+    );
+    refused(
+        r#"{"sources": [{"id": 4, "url": "https://a.example"}, {"id": 4, "url": "https://b.example"}]}"#,
+        2,
+        "id 4 appears twice (entries 1 and 2)",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example", "title": 7}]}"#,
+        2,
+        "entry 1 (id 1): \"title\" is a number, not a string",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example", "quotes": [{"text": 3}]}]}"#,
+        2,
+        "entry 1 (id 1): quote 1 has no string \"text\"",
+    );
+    refused(
+        r#"{"version": 2, "sources": []}"#,
+        2,
+        "unsupported \"version\" 2 (cite imports version 1)",
+    );
+}
+
+#[test]
+fn a_url_that_does_not_canonicalize_is_refused_naming_the_entry() {
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example"}, {"id": 7, "url": "not a url"}]}"#,
+        2,
+        "bad.json: entry 2 (id 7): not a URL: \"not a url\"",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "javascript:alert(1)"}]}"#,
+        2,
+        "entry 1 (id 1): not a URL",
+    );
+}
+
+#[test]
+fn two_entries_that_canonicalize_to_one_url_are_refused_naming_both_ids() {
+    refused(
+        r#"{"sources": [
+            {"id": 3, "url": "https://a.example/page/"},
+            {"id": 8, "url": "https://A.EXAMPLE/page#top"}]}"#,
+        2,
+        "bad.json: [3] and [8] are the same URL once canonicalized (https://a.example/page) — merge the two entries in the JSON, then import",
+    );
+}
+
+#[test]
+fn a_bad_entry_late_in_a_large_file_leaves_an_existing_ledger_unchanged() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://kept.example"]);
+    sb.ok(&["reset"]);
+    let list_before = sb.ok(&["list", "--json", "--epoch", "1"]);
+    let log_before = sb.ok(&["log", "--json"]);
+    let mut entries: Vec<Value> = (1..=2000)
+        .map(|i| {
+            json!({"id": i, "url": format!("https://s{i}.example/"), "title": format!("T{i}"),
+                        "accessed": "2025-01-01"})
+        })
+        .collect();
+    entries.push(json!({"id": 2001, "url": "nope"}));
+    let file = sb.file(
+        "big.json",
+        &json!({"version": 1, "sources": entries}).to_string(),
+    );
+    sb.cite()
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("entry 2001 (id 2001): not a URL"));
+    assert_eq!(sb.ok(&["list", "--json", "--epoch", "1"]), list_before);
+    assert_eq!(sb.ok(&["log", "--json"]), log_before);
+    assert_eq!(
+        sb.ok(&["list"]),
+        format!("ledger is empty: {}\n", sb.ledger.display())
+    );
+}
+
+#[test]
+fn imports_from_stdin_and_reports_as_json() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cite()
+        .args(["import", "-", "--json"])
+        .write_stdin(SOURCES_PY)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v,
+        json!({"from": "-", "epoch": 1, "sources": 4, "quotes": 3})
+    );
+}
+
+#[test]
+fn an_empty_sources_py_ledger_imports_nothing_and_blocks_nothing() {
+    let sb = Sandbox::new();
+    let file = sb.file("empty.json", r#"{"version": 1, "sources": []}"#);
+    let out = sb.ok(&["import", file.to_str().unwrap()]);
+    assert!(
+        out.starts_with("imported 0 source(s) and 0 quote(s) from "),
+        "{out}"
+    );
+    let file = sb.file("ledger.json", SOURCES_PY);
+    sb.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(list_json(&sb).len(), 4);
+}
+
+#[test]
+fn a_missing_file_is_a_usage_error_and_the_json_ledger_hint_points_here() {
+    let sb = Sandbox::new();
+    sb.cite()
+        .args(["import", "no-such.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot read no-such.json: no such file",
+        ));
+    // Pointing --ledger at the JSON file suggests the import that works.
+    let json_ledger = sb.file("ledger.json", SOURCES_PY);
+    crate::util::cite_bin()
+        .arg("--ledger")
+        .arg(&json_ledger)
+        .arg("import")
+        .arg(&json_ledger)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("import it into a new ledger"));
+}
