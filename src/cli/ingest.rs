@@ -21,7 +21,11 @@ pub struct Args {
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let text = read_input(&args.file)?;
-    let ingested = env.ledger.ingest(&env.ctx, text, args.via.as_deref())?;
+    // The URL count is known only once parsed; a large input is a large ingest.
+    let mut progress = super::progress("registering", "URLs", (text.len() / 64) as u64);
+    let ingested =
+        env.ledger
+            .ingest_with_progress(&env.ctx, text, args.via.as_deref(), &mut progress)?;
     for s in &ingested.skipped {
         eprintln!("warn: skipped {:?}, not a URL ({})", s.given, s.reason);
     }

@@ -6,6 +6,7 @@
 
 mod add;
 mod audit;
+mod completions;
 mod error;
 mod export;
 mod import;
@@ -77,6 +78,8 @@ enum Command {
     Import(import::Args),
     /// Export the ledger: jsonl, hermes-json, csl-json, biblatex or ris
     Export(export::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(completions::Args),
     /// Serve the ledger to agents as MCP tools over stdin/stdout
     Mcp(mcp::Args),
 }
@@ -184,7 +187,31 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Audit(a) => audit::run(&mut env, &a),
         Command::Import(a) => import::run(&mut env, &a),
         Command::Export(a) => export::run(&mut env, &a),
+        Command::Completions(a) => completions::run(&mut env, &a),
         Command::Mcp(a) => mcp::run(&mut env, &a),
+    }
+}
+
+/// Long imports and ingests report progress above this many items.
+const PROGRESS_ABOVE: u64 = 10_000;
+
+/// A progress reporter for `label`: `\rLABEL: done/total NOUN` on stderr, only when
+/// stderr is a terminal and `expected` is large; otherwise it does nothing.
+pub(crate) fn progress(
+    label: &'static str,
+    noun: &'static str,
+    expected: u64,
+) -> impl FnMut(u64, u64) {
+    use std::io::IsTerminal;
+    let show = expected > PROGRESS_ABOVE && io::stderr().is_terminal();
+    move |done: u64, total: u64| {
+        if show && total > PROGRESS_ABOVE && (done.is_multiple_of(1000) || done == total) {
+            let mut err = io::stderr().lock();
+            let _ = write!(err, "\r{label}: {done}/{total} {noun}");
+            if done == total {
+                let _ = writeln!(err);
+            }
+        }
     }
 }
 

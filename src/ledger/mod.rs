@@ -285,6 +285,7 @@ impl Ledger {
             &accessed,
             via.as_deref(),
             req.snapshot.as_deref(),
+            &mut |_, _| {},
         )
     }
 
@@ -292,6 +293,17 @@ impl Ledger {
     /// Takes the input by value so that it is freed once parsed: a large ingest holds
     /// the URLs it found, not the document they came in.
     pub fn ingest(&self, ctx: &Context, json: String, via: Option<&str>) -> Result<Ingested> {
+        self.ingest_with_progress(ctx, json, via, &mut |_, _| {})
+    }
+
+    /// [`Ledger::ingest`], calling `progress(done, total)` as each URL is registered.
+    pub fn ingest_with_progress(
+        &self,
+        ctx: &Context,
+        json: String,
+        via: Option<&str>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Ingested> {
         let via = via.map(check_route).transpose()?;
         let (found, skipped) = ingest::find_urls(&json)?;
         drop(json);
@@ -306,7 +318,14 @@ impl Ledger {
                 title: f.title,
             })
             .collect();
-        let sources = self.register(ctx, candidates, &ctx.today(), via.as_deref(), None)?;
+        let sources = self.register(
+            ctx,
+            candidates,
+            &ctx.today(),
+            via.as_deref(),
+            None,
+            progress,
+        )?;
         Ok(Ingested { sources, skipped })
     }
 
@@ -317,7 +336,9 @@ impl Ledger {
         accessed: &str,
         via: Option<&str>,
         snapshot: Option<&str>,
+        progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Vec<Source>> {
+        let total = candidates.len() as u64;
         let store = self.open_write()?;
         let origin = ctx.origin();
         store.write(&origin, self.wait, |w| {
@@ -326,7 +347,8 @@ impl Ledger {
             let mut next = w.next_id(epoch)?;
             // Candidates are consumed as they are registered, so a large ingest holds
             // each URL once, not once as input and again as output.
-            for c in candidates {
+            for (done, c) in (1..).zip(candidates) {
+                progress(done, total);
                 if let Some(id) = w.lookup(epoch, &c.url)? {
                     let mut row = w.source(epoch, id)?.ok_or(StoreError::Corrupted {
                         seq: 0,

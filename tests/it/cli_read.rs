@@ -539,3 +539,25 @@ fn a_closed_output_pipe_is_not_an_error() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+// ---- completions -------------------------------------------------------------------------
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    let sb = Sandbox::new();
+    for (shell, marker) in [
+        ("bash", "_cite()"),
+        ("zsh", "#compdef cite"),
+        ("fish", "complete -c cite"),
+    ] {
+        let out = sb.ok(&["completions", shell]);
+        assert!(out.contains(marker), "{shell}: {out}");
+        assert!(out.contains("ingest"), "{shell} completes subcommands");
+    }
+    assert!(!sb.ledger.exists(), "completions touch no ledger");
+    sb.cite()
+        .args(["completions", "tcsh"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("invalid value 'tcsh'"));
+}

@@ -650,3 +650,26 @@ fn unknown_epoch_is_refused() {
         .stdout("")
         .stderr(predicate::str::starts_with("error: no epoch 99 "));
 }
+
+/// Progress goes to a terminal only: piped, a large ingest prints its ids and nothing else.
+#[test]
+fn a_large_ingest_prints_no_progress_when_not_on_a_terminal() {
+    let sb = Sandbox::new();
+    let items: Vec<String> = (0..12_000)
+        .map(|i| format!(r#"{{"url":"https://p{i}.example"}}"#))
+        .collect();
+    let input = sb.file("big.json", &format!("[{}]", items.join(",")));
+    let out = sb
+        .cite()
+        .arg("ingest")
+        .arg(&input)
+        .output()
+        .expect("run cite");
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 12_000);
+}
