@@ -15,7 +15,12 @@ export CITE_LEDGER="$work/ledger.redb"
 export CITE_ACTOR=quickstart
 cp examples/draft.md "$work/draft.md"
 
-step() { printf '\n$ cite'; printf ' %q' "$@"; printf '\n'; cite "$@"; }
+# Shows each command as you would type it, quoting only what needs quotes.
+shown() {
+    if [[ "$1" =~ ^[A-Za-z0-9_./:=,@%+-]+$ ]]; then printf ' %s' "$1"
+    else printf " '%s'" "${1//\'/\'\\\'\'}"; fi
+}
+step() { printf '\n$ cite'; for a in "$@"; do shown "$a"; done; printf '\n'; cite "$@"; }
 
 # 1. Register every source at retrieval time.
 step reset
@@ -43,4 +48,7 @@ cat "$work/draft.md"
 
 # 4. Verify before delivering.
 step verify "$work/draft.md" --evidence --min-coverage 0.5
+
+# 5. Anyone can check the history: how each id was registered, and that nothing was rewritten.
 step show 1
+step audit
