@@ -12,6 +12,7 @@
 //! - `prop_url`: property tests of canonicalization and registration
 //! - `golden`: byte fixtures of every released event shape
 //! - `model`: random operation sequences against an in-memory model
+//! - `compat`: a ledger written by format version 1 still reads; newer formats are refused
 //! - `concurrency`: many real processes writing one ledger
 //! - `lock`: bounded waits and the exclusive maintenance lock
 //! - `mcp`: `cite mcp` spoken to over stdio, and shared with CLI writers
@@ -37,6 +38,8 @@ mod cli_register;
 mod cli_render;
 #[path = "it/cli_verify.rs"]
 mod cli_verify;
+#[path = "it/compat.rs"]
+mod compat;
 #[path = "it/concurrency.rs"]
 mod concurrency;
 #[path = "it/crash.rs"]

@@ -1,0 +1,98 @@
+//! Stored-format compatibility: a ledger written by format version 1 (committed under
+//! `tests/fixtures/`, never regenerated) must keep opening and answering exactly as it
+//! did, and a store from a newer format is refused by name, with nothing appended.
+
+use std::fs;
+
+use crate::util::Sandbox;
+
+/// A copy of the committed fixture in a fresh sandbox (opening for writing changes a file,
+/// and the fixture must stay as written).
+fn fixture() -> Sandbox {
+    let sb = Sandbox::new();
+    fs::copy("tests/fixtures/ledger-v1.redb", &sb.ledger).expect("copy fixture");
+    sb
+}
+
+fn fixture_text(name: &str) -> String {
+    fs::read_to_string(format!("tests/fixtures/{name}")).expect("fixture text")
+}
+
+#[test]
+fn a_version_1_ledger_reads_as_it_was_written() {
+    let sb = fixture();
+    assert_eq!(
+        sb.ok(&["list", "--epoch", "1", "--json"]),
+        fixture_text("list1.json")
+    );
+    assert_eq!(sb.ok(&["list", "--json"]), fixture_text("list2.json"));
+    assert_eq!(sb.ok(&["log", "--json"]), fixture_text("log.json"));
+    let audit = sb.ok(&["audit"]);
+    assert!(audit.starts_with("audit OK: 8 records"), "{audit}");
+}
+
+#[test]
+fn a_version_1_ledger_takes_new_writes() {
+    let sb = fixture();
+    assert_eq!(
+        sb.ok(&["add", "https://example.com/e"]),
+        "[2] https://example.com/e\n"
+    );
+    assert_eq!(
+        sb.ok(&["add", "https://example.com/d"]),
+        "[1] https://example.com/d\n"
+    );
+    assert_eq!(
+        sb.ok(&["list", "--epoch", "1", "--json"]),
+        fixture_text("list1.json")
+    );
+    let audit = sb.ok(&["audit"]);
+    assert!(audit.starts_with("audit OK: 9 records"), "{audit}");
+}
+
+/// How many records the log of the store at `sb` holds, read with redb directly.
+fn records(sb: &Sandbox) -> u64 {
+    use redb::{ReadableDatabase, ReadableTableMetadata};
+    let db = redb::Builder::new()
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+        .open_read_only(&sb.ledger)
+        .expect("open read-only");
+    let txn = db.begin_read().expect("read");
+    txn.open_table(cite::store::tables::EVENTS)
+        .expect("events")
+        .len()
+        .expect("len")
+}
+
+#[test]
+fn a_newer_format_is_refused_by_name_and_gets_no_record() {
+    let sb = fixture();
+    {
+        let db = redb::Builder::new()
+            .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+            .open(&sb.ledger)
+            .expect("open fixture");
+        let txn = db.begin_write().expect("write");
+        {
+            let mut meta = txn.open_table(cite::store::tables::META).expect("meta");
+            meta.insert(
+                cite::store::tables::META_FORMAT,
+                2u16.to_le_bytes().as_slice(),
+            )
+            .expect("insert");
+        }
+        txn.commit().expect("commit");
+    }
+    let before = records(&sb);
+    for args in [&["list"][..], &["add", "https://example.com/z"][..]] {
+        sb.cite()
+            .args(args)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(format!(
+                "unsupported ledger format in {} (got 2, supports 1)",
+                sb.ledger.display()
+            )));
+    }
+    assert_eq!(records(&sb), before, "a refused store gets no record");
+}
