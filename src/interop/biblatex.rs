@@ -53,16 +53,7 @@ pub fn write<E: From<io::Error>>(
     out: &mut dyn Write,
     sources: impl Iterator<Item = Result<SourceEntry, E>>,
 ) -> Result<u64, E> {
-    let mut n = 0u64;
-    for s in sources {
-        let s = s?;
-        if n > 0 {
-            out.write_all(b"\n")?;
-        }
-        writeln!(out, "{}", entry(&s.source))?;
-        n += 1;
-    }
-    Ok(n)
+    super::write_each(out, sources, b"\n", |s| format!("{}\n", entry(s)))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Interchange formats: what `export` writes for other tools to read.
 //!
 //! One file per format, each a set of pure functions from domain values
-//! ([`SourceEntry`], [`ChainEntry`]) to text, plus a streaming writer that frames them,
+//! ([`SourceEntry`], [`crate::ledger::ChainEntry`]) to text, plus a streaming writer that frames them,
 //! so a large ledger is written one source at a time. Reading (`import` of a
 //! `sources.py` ledger) is a ledger operation and lives in [`crate::ledger::import`].
 //!
@@ -70,6 +70,25 @@ pub fn write_sources<E: From<io::Error>>(
             Err(io::Error::other("jsonl exports the log, not sources").into())
         }
     }
+}
+
+/// Writes `text` of each source, `separator` between two, streaming. Returns how many.
+fn write_each<E: From<io::Error>>(
+    out: &mut dyn Write,
+    sources: impl Iterator<Item = Result<SourceEntry, E>>,
+    separator: &[u8],
+    text: impl Fn(&crate::ledger::Source) -> String,
+) -> Result<u64, E> {
+    let mut n = 0u64;
+    for s in sources {
+        let s = s?;
+        if n > 0 {
+            out.write_all(separator)?;
+        }
+        out.write_all(text(&s.source).as_bytes())?;
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// `(year, month, day)` of a `YYYY-MM-DD` access date; `None` for anything else

@@ -44,16 +44,7 @@ pub fn write<E: From<io::Error>>(
     out: &mut dyn Write,
     sources: impl Iterator<Item = Result<SourceEntry, E>>,
 ) -> Result<u64, E> {
-    let mut n = 0u64;
-    for s in sources {
-        let s = s?;
-        if n > 0 {
-            out.write_all(b"\r\n")?;
-        }
-        out.write_all(record(&s.source).as_bytes())?;
-        n += 1;
-    }
-    Ok(n)
+    super::write_each(out, sources, b"\r\n", record)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //!
 //! Each calls the same library functions as its CLI command ([`Ledger::add`],
 //! [`Ledger::ingest`], [`Ledger::quote`], [`Ledger::view`], [`report::block`],
-//! [`report::verify`]) and formats with the same [`render`] functions, so a tool's text
+//! [`report::verify`]) and formats with the same [`crate::render`] functions, so a tool's text
 //! is what the command prints.
 
 use std::collections::BTreeSet;

@@ -16,8 +16,8 @@
 //! | `event`      | enum [`Event`]      | variant index as varint, then its fields         |
 //!
 //! [`Provenance`] is variant 0, `Origin`: `at_ns` (zigzag varint i128, UTC nanoseconds
-//! since the Unix epoch), `pid` (varint u32), `actor` (option<string>, `$CITE_ACTOR`),
-//! `command` (seq<string>, the command line); or variant 1, `SameAs` (varint u64): the
+//! since the Unix epoch), `pid` (varint u32), `actor` (`option<string>`, `$CITE_ACTOR`),
+//! `command` (`seq<string>`, the command line); or variant 1, `SameAs` (varint u64): the
 //! seq of the first record of the same write transaction, which holds the origin. The
 //! first record of every transaction carries the full origin; the others point at it,
 //! so an `add` of k URLs stores its k-URL command line once, not k times.

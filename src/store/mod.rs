@@ -423,6 +423,14 @@ fn decode_row(epoch: u64, id: u64, bytes: &[u8]) -> Result<SourceRow, StoreError
     })
 }
 
+/// A stored snapshot as text; page text is stored as UTF-8, so anything else is damage.
+fn snapshot_text(hash: &Hash, bytes: &[u8]) -> Result<String, StoreError> {
+    String::from_utf8(bytes.to_vec()).map_err(|_| StoreError::CorruptedEntry {
+        what: format!("snapshot {}", event::hex(hash)),
+        reason: "not UTF-8".into(),
+    })
+}
+
 fn read_quotes(
     table: &impl ReadableTable<(u64, u64, u64), &'static [u8]>,
     epoch: Epoch,
@@ -527,12 +535,7 @@ impl<'t> Writer<'t> {
     pub fn snapshot_text(&self, hash: &Hash) -> Result<Option<String>, StoreError> {
         match self.snapshots.get(hash.as_slice())? {
             None => Ok(None),
-            Some(g) => String::from_utf8(g.value().to_vec())
-                .map(Some)
-                .map_err(|_| StoreError::CorruptedEntry {
-                    what: format!("snapshot {}", event::hex(hash)),
-                    reason: "not UTF-8".into(),
-                }),
+            Some(g) => snapshot_text(hash, g.value()).map(Some),
         }
     }
 
@@ -799,12 +802,7 @@ impl Reader {
         };
         match t.get(hash.as_slice())? {
             None => Ok(None),
-            Some(g) => String::from_utf8(g.value().to_vec())
-                .map(Some)
-                .map_err(|_| StoreError::CorruptedEntry {
-                    what: format!("snapshot {}", event::hex(hash)),
-                    reason: "not UTF-8".into(),
-                }),
+            Some(g) => snapshot_text(hash, g.value()).map(Some),
         }
     }
 
