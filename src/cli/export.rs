@@ -1,7 +1,7 @@
 //! `cite export --format F [--output FILE] [--epoch N]`: the ledger in a format other
 //! tools read, to stdout or atomically to a file.
 
-use std::io::{self, BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::interop::{self, Format};
@@ -55,7 +55,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
             write(env.out)?;
         }
         Some(path) => {
-            let n = write_atomically(path, write)?;
+            let n = super::write_atomically(path, "write", write)?;
             let what = match args.format {
                 Format::Jsonl => format!("{n} record(s) of the log"),
                 _ => format!("{n} source(s) of epoch {}", view.epoch().0),
@@ -77,34 +77,4 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
-}
-
-/// Runs `write` into a temporary file beside `path`, then renames it over `path`: a
-/// failure or a crash leaves the old file (or none), never half an export.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> Result<u64, CliError>,
-) -> Result<u64, CliError> {
-    let fail = |e: io::Error| CliError::failed(format!("cannot write {}: {e}", path.display()));
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "cannot write {}: no such folder {}",
-            path.display(),
-            dir.display()
-        )));
-    }
-    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
-    }
-    let mut out = BufWriter::new(tmp);
-    let n = write(&mut out)?;
-    let tmp = out.into_inner().map_err(|e| fail(e.into_error()))?;
-    tmp.as_file().sync_all().map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(n)
 }

@@ -225,5 +225,37 @@ pub(crate) fn read_input(name: &std::path::Path) -> Result<String, CliError> {
             .map_err(|e| CliError::unreadable(std::path::Path::new("stdin"), &e))?;
         return Ok(s);
     }
-    std::fs::read_to_string(name).map_err(|e| CliError::unreadable(name, &e))
+    Ok(crate::input::read_text(name)?)
+}
+
+/// Runs `write` into a temporary file beside `path`, then renames it over `path`: a
+/// failure or a crash leaves the old file (or none), never half of one. `verb` names
+/// the action in messages (`cannot VERB PATH: …`).
+pub(crate) fn write_atomically<T>(
+    path: &std::path::Path,
+    verb: &str,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let fail = |e: io::Error| CliError::failed(format!("cannot {verb} {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "cannot {verb} {}: no such folder {}",
+            path.display(),
+            dir.display()
+        )));
+    }
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    let mut out = io::BufWriter::new(tmp);
+    let value = write(&mut out)?;
+    let tmp = out.into_inner().map_err(|e| fail(e.into_error()))?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(value)
 }

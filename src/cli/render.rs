@@ -1,7 +1,6 @@
 //! `cite render`: the Sources block, to stdout or rewritten in place in a draft.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::draft;
 use crate::ledger::report;
@@ -51,29 +50,12 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         (Some(path), Some(text)) => {
             let body = draft::body_without_block(&text);
             let rewritten = format!("{}\n\n{}\n", body.trim_end_matches('\n'), block);
-            write_atomically(path, &rewritten)?;
+            super::write_atomically(path, "rewrite", |out| {
+                Ok(out.write_all(rewritten.as_bytes())?)
+            })?;
             writeln!(env.out, "Sources block rewritten in {}", path.display())?;
         }
         _ => writeln!(env.out, "{block}")?,
     }
-    Ok(())
-}
-
-/// Replaces `path` with `text` through a temporary file in the same folder, so a crash
-/// leaves either the old draft or the new one, never half of one.
-fn write_atomically(path: &Path, text: &str) -> Result<(), CliError> {
-    let fail =
-        |e: std::io::Error| CliError::failed(format!("cannot rewrite {}: {e}", path.display()));
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
-    }
-    tmp.write_all(text.as_bytes()).map_err(fail)?;
-    tmp.as_file().sync_all().map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())
 }

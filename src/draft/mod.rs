@@ -103,12 +103,6 @@ impl Sentence {
     }
 }
 
-/// A finding as the CLI prints it after `FAIL: ` or `warn: `: `MESSAGE (line N)`, or the
-/// message alone when it applies to no line.
-pub fn located(finding: &Finding) -> String {
-    finding.to_string()
-}
-
 /// Reads a draft: its citations, its Sources block, its sentences.
 pub fn analyze(draft: &str) -> Analysis {
     let lines = layout::lines(draft);

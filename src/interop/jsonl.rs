@@ -24,7 +24,7 @@ struct Line<'a> {
 pub fn line(e: &ChainEntry) -> String {
     let line = Line {
         entry: &e.entry,
-        record: super::hex(&e.record),
+        record: crate::store::event::hex_bytes(&e.record),
     };
     // Plain data with string keys always serializes.
     serde_json::to_string(&line).expect("a log line serializes")

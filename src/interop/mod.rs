@@ -99,17 +99,6 @@ pub fn date_parts(accessed: &str) -> Option<(i32, u8, u8)> {
     Some((d.year(), u8::from(d.month()), d.day()))
 }
 
-/// Lower-case hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 0xf)] as char);
-    }
-    out
-}
-
 /// Writes `items` as the elements of a pretty JSON array whose `[` the caller wrote,
 /// each element indented by `indent`, and closes it with `close`; an empty array
 /// becomes `[]` plus `close`'s tail. Returns the number of items. Matches Python's
@@ -146,6 +135,7 @@ fn json_items<T: Serialize, E: From<io::Error>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::event::hex_bytes as hex;
 
     #[test]
     fn dates_and_hex() {

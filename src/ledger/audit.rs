@@ -161,7 +161,7 @@ fn check_evidence(
         let (key, text) = item?;
         report.snapshots += 1;
         let actual = *blake3::hash(&text).as_bytes();
-        let key_hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        let key_hex = event::hex_bytes(&key);
         if key.as_slice() != actual.as_slice() {
             findings.push(Finding::entry(
                 "snapshots",
@@ -226,14 +226,8 @@ fn check_evidence(
             ));
             continue;
         };
-        let same = row.selector.as_ref().is_some_and(|s| {
-            s.exact == found.exact
-                && s.prefix == found.prefix
-                && s.suffix == found.suffix
-                && s.start == found.start
-                && s.end == found.end
-        });
-        if !same {
+        let (start, end) = (found.start, found.end);
+        if row.selector != Some(found.into()) {
             let stored = match &row.selector {
                 Some(s) => format!("chars {}–{}", s.start, s.end),
                 None => "none".to_string(),
@@ -242,8 +236,7 @@ fn check_evidence(
                 "quotes",
                 at,
                 format!(
-                    "its stored selector ({stored}) is not where the quote sits in its snapshot (chars {}–{})",
-                    found.start, found.end
+                    "its stored selector ({stored}) is not where the quote sits in its snapshot (chars {start}–{end})"
                 ),
             ));
         }

@@ -158,6 +158,18 @@ impl Source {
     }
 }
 
+impl From<evidence::Selector> for TextQuote {
+    fn from(s: evidence::Selector) -> TextQuote {
+        TextQuote {
+            exact: s.exact,
+            prefix: s.prefix,
+            suffix: s.suffix,
+            start: s.start,
+            end: s.end,
+        }
+    }
+}
+
 /// What `quote` did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Attached {
@@ -465,13 +477,7 @@ impl Ledger {
             };
             let key = evidence::match_key(text);
             let existing = w.quotes(epoch, sid)?;
-            let selector = TextQuote {
-                exact: selector.exact,
-                prefix: selector.prefix,
-                suffix: selector.suffix,
-                start: selector.start,
-                end: selector.end,
-            };
+            let selector = TextQuote::from(selector);
             if let Some(q) = existing
                 .iter()
                 .find(|q| evidence::match_key(&q.text) == key)

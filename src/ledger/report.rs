@@ -129,17 +129,12 @@ impl Verification {
 /// Checks the draft `text` against `view` with `opts` (SPEC §2, `verify`).
 pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verification> {
     let analysis = draft::analyze(text);
-    let mentioned: BTreeSet<u64> = analysis
-        .citations
+    let cited: BTreeSet<u64> = analysis.citations.iter().map(|c| c.id).collect();
+    let listed = analysis
+        .block
         .iter()
-        .map(|c| c.id)
-        .chain(
-            analysis
-                .block
-                .iter()
-                .flat_map(|b| b.entries.iter().map(|e| e.id)),
-        )
-        .collect();
+        .flat_map(|b| b.entries.iter().map(|e| e.id));
+    let mentioned: BTreeSet<u64> = cited.iter().copied().chain(listed).collect();
     let mut by_id = HashMap::new();
     for id in mentioned {
         if let Some(brief) = view.brief(id)? {
@@ -157,7 +152,8 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
     // For each cited source, its quotes: what `--evidence` names.
     let mut evidence = Vec::new();
     if opts.evidence {
-        for id in draft::cited_ids(text) {
+        // The analysis already holds the cited ids: no second pass over the draft.
+        for &id in &cited {
             if facts.has_quotes(id) {
                 let quotes = view.source(id)?.quotes.into_iter().map(|q| q.text);
                 evidence.push(CitedEvidence {

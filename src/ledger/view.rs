@@ -5,7 +5,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::store::event::{self, Epoch, Event, Origin, Provenance, Record, Seq, SourceId};
+use crate::store::event::{self, Epoch, Event, Origin, Record, Seq, SourceId};
 use crate::store::{Reader, Store, StoreError, StoredSource};
 
 use super::{Error, Quote, Result, Source};
@@ -413,22 +413,8 @@ impl View {
         let Some(r) = &self.reader else {
             return Ok(Box::new(std::iter::empty()));
         };
-        // The origin of the transaction being read: its later records point at it.
-        let mut last: Option<(Seq, Origin)> = None;
-        Ok(Box::new(r.raw_records()?.map(move |item| {
-            let (seq, bytes) = item?;
-            let record = Record::decode(&bytes).map_err(|e| StoreError::Corrupted {
-                seq: seq.0,
-                reason: e.to_string(),
-            })?;
-            let origin = match (&record.provenance, &last) {
-                (Provenance::Origin(o), _) => o.clone(),
-                (Provenance::SameAs(first), Some((s, o))) if s == first => o.clone(),
-                (Provenance::SameAs(_), _) => r.origin(seq, &record)?,
-            };
-            if let Provenance::Origin(o) = &record.provenance {
-                last = Some((seq, o.clone()));
-            }
+        Ok(Box::new(r.raw_records_with_origin()?.map(|item| {
+            let (seq, record, bytes, origin) = item?;
             let hash = event::hash_bytes(&bytes);
             Ok(ChainEntry {
                 entry: entry(seq, &record, &hash, origin),

@@ -1,6 +1,5 @@
 //! The lines `verify` prints: stats, evidence quotes, warnings, failures, the verdict.
 
-use crate::draft;
 use crate::ledger::report::Verification;
 
 /// One line of the report; `failure` lines go to stderr in the CLI, the rest to stdout.
@@ -28,11 +27,11 @@ pub fn lines(v: &Verification) -> Vec<Line> {
         }
     }
     for w in &report.warnings {
-        lines.push(out(format!("warn: {}", draft::located(w))));
+        lines.push(out(format!("warn: {w}")));
     }
     for e in &report.errors {
         lines.push(Line {
-            text: format!("FAIL: {}", draft::located(e)),
+            text: format!("FAIL: {e}"),
             failure: true,
         });
     }

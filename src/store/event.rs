@@ -255,7 +255,18 @@ pub fn hash_bytes(encoded: &[u8]) -> Hash {
 
 /// Lower-case hex of a hash, for messages and JSON.
 pub fn hex(hash: &Hash) -> String {
-    blake3::Hash::from_bytes(*hash).to_hex().to_string()
+    hex_bytes(hash)
+}
+
+/// Lower-case hex of any bytes (stored records, keys read back from disk).
+pub fn hex_bytes(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 0xf)] as char);
+    }
+    out
 }
 
 #[cfg(test)]

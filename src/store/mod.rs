@@ -185,16 +185,22 @@ impl Store {
         // Refuse a sources.py ledger before creating a lock file beside it. Other
         // foreign bytes are judged under the lock: a file another process is creating
         // does not show redb's magic number yet.
-        if file_len(path)?.is_some_and(|n| n > 0)
-            && let Err(e @ StoreError::JsonLedger { .. }) = sniff(path)
-        {
-            return Err(e);
-        }
+        // A file seen with redb's magic number stays a redb file: no need to look again.
+        let seen_redb = match file_len(path)? {
+            Some(n) if n > 0 => match sniff(path) {
+                Ok(()) => true,
+                Err(e @ StoreError::JsonLedger { .. }) => return Err(e),
+                Err(_) => false,
+            },
+            _ => false,
+        };
         let deadline = Instant::now() + wait;
         let mut lock = lock::acquire(path, mode, wait)?;
         let db = match file_len(path)? {
             Some(n) if n > 0 => {
-                sniff(path)?;
+                if !seen_redb {
+                    sniff(path)?;
+                }
                 builder().open(path).map_err(|e| damaged(path, e))?
             }
             _ => {
@@ -230,13 +236,14 @@ impl Store {
         match file_len(path)? {
             None | Some(0) => return Ok(None),
             Some(_) => {
-                if let Err(StoreError::NotALedger { .. }) = sniff(path) {
+                match sniff(path) {
                     // Perhaps a file another process is creating, under the exclusive
                     // lock: judge it again once that lock is free.
-                    let _lock = lock::acquire(path, LockMode::Shared, wait)?;
-                    sniff(path)?;
-                } else {
-                    sniff(path)?;
+                    Err(StoreError::NotALedger { .. }) => {
+                        let _lock = lock::acquire(path, LockMode::Shared, wait)?;
+                        sniff(path)?;
+                    }
+                    other => other?,
                 }
             }
         }
@@ -591,6 +598,42 @@ pub struct Reader {
     txn: ReadTransaction,
 }
 
+/// Resolves each record's origin as the log streams by: a transaction's first record
+/// carries it, and its later records point back at that one.
+fn with_origin<T>(
+    records: impl Iterator<Item = Result<(Seq, Record, T), StoreError>>,
+) -> impl Iterator<Item = Result<(Seq, Record, T, Origin), StoreError>> {
+    let mut last: Option<(Seq, Origin)> = None;
+    records.map(move |item| {
+        let (seq, record, extra) = item?;
+        let origin = match &record.provenance {
+            Provenance::Origin(o) => {
+                last = Some((seq, o.clone()));
+                o.clone()
+            }
+            Provenance::SameAs(first) => match &last {
+                Some((s, o)) if s == first => o.clone(),
+                _ => {
+                    return Err(StoreError::Corrupted {
+                        seq: seq.0,
+                        reason: format!(
+                            "provenance points at record {}, which does not start its transaction",
+                            first.0
+                        ),
+                    });
+                }
+            },
+        };
+        Ok((seq, record, extra, origin))
+    })
+}
+
+/// The exact bytes stored for a record: what its hash is taken over.
+pub type RawRecord = Vec<u8>;
+
+/// A record of the log with its seq, its stored bytes and its resolved origin.
+pub type RawLoggedRecord = (Seq, Record, RawRecord, Origin);
+
 /// A record of the log with its seq, its hash and its resolved origin.
 pub type LoggedRecord = (Seq, Record, Hash, Origin);
 
@@ -755,26 +798,33 @@ impl Reader {
         &self,
     ) -> Result<impl Iterator<Item = Result<(Seq, Record, Hash), StoreError>> + use<>, StoreError>
     {
-        let range = match self.table(EVENTS)? {
-            None => None,
-            Some(t) => Some(t.range(0u64..)?),
-        };
-        Ok(range.into_iter().flatten().map(|item| {
-            let (k, v) = item?;
-            let seq = k.value();
-            let bytes = v.value();
-            let record = Record::decode(bytes).map_err(|e| StoreError::Corrupted {
-                seq,
+        Ok(self.decoded()?.map(|item| {
+            let (seq, record, bytes) = item?;
+            Ok((seq, record, event::hash_bytes(&bytes)))
+        }))
+    }
+
+    /// Every record of the log in order, decoded, beside the exact bytes it was decoded
+    /// from.
+    fn decoded(
+        &self,
+    ) -> Result<
+        impl Iterator<Item = Result<(Seq, Record, RawRecord), StoreError>> + use<>,
+        StoreError,
+    > {
+        Ok(self.raw_records()?.map(|item| {
+            let (seq, bytes) = item?;
+            let record = Record::decode(&bytes).map_err(|e| StoreError::Corrupted {
+                seq: seq.0,
                 reason: e.to_string(),
             })?;
-            Ok((Seq(seq), record, event::hash_bytes(bytes)))
+            Ok((seq, record, bytes))
         }))
     }
 
     /// Every record of the log in order, as the exact bytes stored (and hashed), streamed
-    /// and not decoded: what `export --format jsonl` hands out so that anyone can
-    /// re-check the chain without this crate.
-    pub fn raw_records(
+    /// and not decoded.
+    fn raw_records(
         &self,
     ) -> Result<impl Iterator<Item = Result<(Seq, Vec<u8>), StoreError>> + use<>, StoreError> {
         let range = match self.table(EVENTS)? {
@@ -834,29 +884,15 @@ impl Reader {
     pub fn records_with_origin(
         &self,
     ) -> Result<impl Iterator<Item = Result<LoggedRecord, StoreError>> + use<>, StoreError> {
-        let mut last: Option<(Seq, Origin)> = None;
-        Ok(self.records()?.map(move |item| {
-            let (seq, record, hash) = item?;
-            let origin = match &record.provenance {
-                Provenance::Origin(o) => {
-                    last = Some((seq, o.clone()));
-                    o.clone()
-                }
-                Provenance::SameAs(first) => match &last {
-                    Some((s, o)) if s == first => o.clone(),
-                    _ => {
-                        return Err(StoreError::Corrupted {
-                            seq: seq.0,
-                            reason: format!(
-                                "provenance points at record {}, which does not start its transaction",
-                                first.0
-                            ),
-                        });
-                    }
-                },
-            };
-            Ok((seq, record, hash, origin))
-        }))
+        Ok(with_origin(self.records()?))
+    }
+
+    /// Every record with its origin resolved and the exact bytes stored for it: what
+    /// `export --format jsonl` hands out, so anyone can re-hash the chain.
+    pub fn raw_records_with_origin(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<RawLoggedRecord, StoreError>> + use<>, StoreError> {
+        Ok(with_origin(self.decoded()?))
     }
 
     /// The seqs of the events that concern source `id` of `epoch`, in order.
