@@ -20,6 +20,8 @@
 //! - `audit`: audit on sound, rebuilt and damaged stores
 //! - `rebuild`: rebuilt stores answer as before; the exclusive lock
 //! - `crash_loop`: a writer killed at random moments, many times
+//! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
+//!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
 
 #[path = "it/util.rs"]
 mod util;
@@ -50,6 +52,8 @@ mod crash_loop;
 mod export;
 #[path = "it/golden.rs"]
 mod golden;
+#[path = "it/hardening.rs"]
+mod hardening;
 #[path = "it/import.rs"]
 mod import;
 #[path = "it/lock.rs"]

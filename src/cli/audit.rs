@@ -13,7 +13,7 @@ pub struct Args {
 }
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
-    let report = env.ledger.audit();
+    let report = env.ledger.audit()?;
     if args.json {
         let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
         writeln!(env.out, "{text}")?;

@@ -55,45 +55,62 @@ pub struct Rebuilt {
 }
 
 impl Ledger {
-    /// Checks the whole ledger: the hash chain to the stored head, every record, the
-    /// stored views against a replay of the log, every quote against its snapshot, and
-    /// every snapshot against its key. Read-only. Never fails and never panics: a store
-    /// that cannot be read is itself a problem of the report.
-    pub fn audit(&self) -> AuditReport {
+    /// Checks the whole ledger: that redb can verify and write (a copy of) the file, the
+    /// hash chain to the stored head, every record, the stored views against a replay of
+    /// the log, every quote against its snapshot, and every snapshot against its key.
+    /// Writes nothing to the ledger. Fails only when another process keeps it busy past
+    /// the wait; a store that cannot be read is a problem of the report, never a panic.
+    pub fn audit(&self) -> Result<AuditReport> {
         let mut findings = Findings::default();
-        let mut report = panic::catch_unwind(AssertUnwindSafe(|| {
+        let audited = panic::catch_unwind(AssertUnwindSafe(|| {
             let mut report = AuditReport::default();
-            self.audit_into(&mut report, &mut findings);
-            report
-        }))
-        .unwrap_or_else(|payload| {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown cause".into());
-            findings.push(Finding::store(format!("the store is damaged ({what})")));
-            AuditReport::default()
-        });
+            self.audit_into(&mut report, &mut findings).map(|()| report)
+        }));
+        let mut report = match audited {
+            Ok(Ok(report)) => report,
+            Ok(Err(busy)) => return Err(busy.into()),
+            // redb's own message for an internal failure is a programmer's (an unwrap, an
+            // unreachable): what the reader needs is where, and what to do.
+            Err(_) => {
+                findings.push(Finding::store(
+                    "redb could not make sense of its pages: the file is damaged — restore the ledger from a backup",
+                ));
+                AuditReport::default()
+            }
+        };
         report.ok = findings.is_empty();
         report.problems = findings.kept;
         report.problems_omitted = findings.omitted;
-        report
+        Ok(report)
     }
 
-    fn audit_into(&self, report: &mut AuditReport, findings: &mut Findings) {
+    fn audit_into(
+        &self,
+        report: &mut AuditReport,
+        findings: &mut Findings,
+    ) -> Result<(), StoreError> {
         let store = match Store::open_read(&self.path, self.wait) {
             Ok(Some(store)) => store,
             Ok(None) => {
                 report.epochs = 1;
-                return;
+                return Ok(());
             }
-            Err(e) => return findings.push(store_problem(e)),
+            Err(e @ (StoreError::Busy { .. } | StoreError::StoreBusy { .. })) => return Err(e),
+            Err(e) => {
+                findings.push(store_problem(e));
+                return Ok(());
+            }
         };
+        for f in store.check_file()? {
+            findings.push(f);
+        }
         // Dropped before the store: a read transaction outliving its database fails.
         let reader = match store.read() {
             Ok(r) => r,
-            Err(e) => return findings.push(store_problem(e)),
+            Err(e) => {
+                findings.push(store_problem(e));
+                return Ok(());
+            }
         };
         let log = reader.audit_log();
         let r = log.replayed;
@@ -109,6 +126,7 @@ impl Ledger {
         if let Err(e) = check_evidence(&reader, report, findings) {
             findings.push(store_problem(e));
         }
+        Ok(())
     }
 
     /// Recomputes every materialized table from the log under the exclusive
@@ -130,7 +148,7 @@ impl Ledger {
             }
             _ => {}
         }
-        let store = Store::open_write(&self.path, LockMode::Exclusive, self.wait)?;
+        let store = Store::open_write(&self.path, LockMode::Maintenance, self.wait)?;
         let r = store.rebuild(self.wait)?;
         Ok(Rebuilt {
             records: r.records,

@@ -367,7 +367,7 @@ impl Ledger {
         req: ImportRequest,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Imported> {
-        let store = Store::open_write(&self.path, LockMode::Exclusive, self.wait)?;
+        let store = Store::open_write(&self.path, LockMode::Maintenance, self.wait)?;
         let origin = ctx.origin();
         let total = req.sources();
         let quotes = req.quotes;

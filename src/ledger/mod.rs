@@ -72,6 +72,7 @@ impl Error {
                 | Error::Route(_)
                 | Error::Json(_)
                 | Error::SnapshotNeedsOneUrl(_)
+                | Error::Store(StoreError::Folder { .. })
         ) || matches!(self, Error::Import(e) if e.is_usage())
     }
 }
@@ -265,7 +266,7 @@ impl Ledger {
     }
 
     fn open_write(&self) -> Result<Store> {
-        Ok(Store::open_write(&self.path, LockMode::Shared, self.wait)?)
+        Ok(Store::open_write(&self.path, LockMode::Write, self.wait)?)
     }
 
     /// Registers each URL; returns one entry per input, duplicates included. Re-adding
@@ -356,16 +357,27 @@ impl Ledger {
         store.write(&origin, self.wait, |w| {
             let epoch = w.epoch();
             let mut out = Vec::with_capacity(candidates.len());
-            let mut next = w.next_id(epoch)?;
             // Candidates are consumed as they are registered, so a large ingest holds
             // each URL once, not once as input and again as output.
             for (done, c) in (1..).zip(candidates) {
                 progress(done, total);
                 if let Some(id) = w.lookup(epoch, &c.url)? {
-                    let mut row = w.source(epoch, id)?.ok_or(StoreError::Corrupted {
-                        seq: 0,
-                        reason: format!("url index points at missing source [{}]", id.0),
-                    })?;
+                    // The url index is a view: an entry that does not lead back to its own
+                    // URL must not hand out another source's id.
+                    let mut row = match w.source(epoch, id)? {
+                        Some(row) if row.url == c.url => row,
+                        other => {
+                            return Err(StoreError::ViewsDisagree {
+                                detail: format!(
+                                    "the url index gives {} as [{}], which is {}",
+                                    c.url,
+                                    id.0,
+                                    other.map_or("missing".to_string(), |r| r.url)
+                                ),
+                            }
+                            .into());
+                        }
+                    };
                     if row.title.is_empty() && !c.title.is_empty() {
                         w.append(Event::TitleSet {
                             epoch,
@@ -382,8 +394,7 @@ impl Ledger {
                     out.push(Source::from_row(id, row, quotes));
                     continue;
                 }
-                let id = next;
-                next = SourceId(next.0 + 1);
+                let id = w.next_id(epoch)?;
                 let added = SourceAdded {
                     epoch,
                     id,
@@ -428,10 +439,13 @@ impl Ledger {
         let origin = ctx.origin();
         store.write(&origin, self.wait, |w| {
             let epoch = w.epoch();
-            if w.next_id(epoch)? == SourceId(1) {
+            if w.epoch_is_empty() {
                 return Ok::<_, Error>(epoch);
             }
-            let new_epoch = Epoch(epoch.0 + 1);
+            let new_epoch = Epoch(epoch.0.checked_add(1).ok_or(StoreError::Invariant {
+                seq: 0,
+                reason: "no epoch is left after this one".into(),
+            })?);
             w.append(Event::Reset { new_epoch })?;
             Ok(new_epoch)
         })

@@ -40,6 +40,11 @@ pub struct Seq(pub u64);
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SourceId(pub u64);
 
+/// The highest id a source can have: 2^53 − 1, the largest integer every JSON reader
+/// keeps exact. Ids never exceed it: `import` refuses larger ones and an epoch that has
+/// given it out gives out no more (`reset` starts a new numbering).
+pub const MAX_ID: u64 = (1 << 53) - 1;
+
 /// A numbering era: `reset` starts the next one, and ids restart at 1 in it.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Epoch(pub u64);

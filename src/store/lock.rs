@@ -1,14 +1,29 @@
-//! The sidecar lock (`LEDGER.lock`) and bounded waits.
+//! The sidecar lock (`LEDGER.lock`): writers one at a time, bounded waits, and maintenance
+//! that is never starved.
 //!
-//! redb's multi-writer mode already serializes write transactions across processes; this
-//! lock adds what redb does not give: a wait with a deadline, and an exclusive mode for
-//! maintenance (creation, rebuild, import, migration) against shared normal use. The lock
-//! is an `flock` on a separate file, never on the redb file, whose own byte-range locks
-//! must not be disturbed. The kernel drops it when its holder dies, so there is no stale
-//! lock to break and nothing is ever stolen.
+//! Every process that writes a ledger (or maintains it: rebuild, import, migration, the
+//! consistent copy `audit` takes) holds this lock exclusively from before it asks redb for
+//! anything until after it has closed the store. So a stopped or slow writer is met here,
+//! where every wait has a deadline and the holder can be named, not inside redb's own
+//! blocking file locks. Readers take no sidecar lock: redb gives them a snapshot, and
+//! every change is one transaction.
+//!
+//! Two locks live on the one sidecar file, in separate kernel namespaces:
+//! - the **writer lock**, an `flock`: exclusive for writers and maintenance alike. The
+//!   kernel lists its holder's pid in `/proc/locks`, which is how `ledger busy` names it;
+//!   nothing is ever written into the file.
+//! - the **turnstile** (Linux), an open-file-description byte-range lock on byte 0: a
+//!   maintenance command holds it while it waits, and writers do not start while it is
+//!   held. Writers' turns are short but back to back; without it a maintenance command
+//!   that polls the writer lock may never find it free.
+//!
+//! Both are dropped by the kernel when their holder dies, so there is no stale lock and
+//! nothing is ever stolen. The file is opened without following a symbolic link, must be a
+//! regular file, and is never truncated or written: a lock path that points at someone's
+//! file cannot damage it.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -19,13 +34,14 @@ use fs4::{FileExt, TryLockError};
 
 use super::StoreError;
 
-/// How a process holds the sidecar lock.
+/// Why a process takes the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LockMode {
-    /// Normal use: any number of holders at once.
-    Shared,
-    /// Maintenance: one holder, nobody else.
-    Exclusive,
+    /// A normal write: add, ingest, quote, reset.
+    Write,
+    /// Maintenance (rebuild, import, migration, audit's copy): waits at the turnstile, so
+    /// writers pause until it has had its turn.
+    Maintenance,
 }
 
 /// A held sidecar lock; released when dropped (or when the process dies).
@@ -41,6 +57,17 @@ impl LedgerLock {
     }
 }
 
+impl Drop for LedgerLock {
+    fn drop(&mut self) {
+        // Closing the file releases both locks anyway; unlocking first makes the release
+        // immediate even if a duplicate descriptor is still open somewhere.
+        let _ = FileExt::unlock(&self.file);
+        if self.mode == LockMode::Maintenance {
+            let _ = turnstile::release(&self.file);
+        }
+    }
+}
+
 /// The sidecar path of a ledger: the ledger's path with `.lock` appended.
 pub fn lock_path(ledger: &Path) -> PathBuf {
     let mut os = ledger.as_os_str().to_owned();
@@ -48,89 +75,295 @@ pub fn lock_path(ledger: &Path) -> PathBuf {
     PathBuf::from(os)
 }
 
-/// Takes the lock on `ledger`'s sidecar, waiting at most `wait`.
+/// Takes the lock on `ledger`'s sidecar in `mode`, waiting at most `wait`.
 pub fn acquire(ledger: &Path, mode: LockMode, wait: Duration) -> Result<LedgerLock, StoreError> {
     let path = lock_path(ledger);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|source| StoreError::Io {
-            action: "open the lock file",
-            path: path.clone(),
-            source,
-        })?;
+    let file = open_sidecar(&path)?;
     let deadline = Instant::now() + wait;
-    let mut pause = Duration::from_millis(1);
+    let io_err = |source| StoreError::Io {
+        action: "lock",
+        path: path.clone(),
+        source,
+    };
+    let busy = |file: &File| StoreError::Busy {
+        path: ledger.to_path_buf(),
+        holders: holders(file),
+        maintenance_waiting: mode == LockMode::Write && turnstile::is_held(file).unwrap_or(false),
+        waited: wait,
+    };
+    let mut backoff = Backoff::new();
+    if mode == LockMode::Maintenance {
+        // One maintenance command at a time passes the turnstile; holding it keeps new
+        // writers out while the current one finishes.
+        while !turnstile::try_enter(&file).map_err(io_err)? {
+            if !backoff.pause(deadline) {
+                return Err(busy(&file));
+            }
+        }
+    }
     loop {
-        let attempt = match mode {
-            LockMode::Shared => FileExt::try_lock_shared(&file),
-            LockMode::Exclusive => FileExt::try_lock(&file),
+        let open = mode == LockMode::Maintenance || !turnstile::is_held(&file).map_err(io_err)?;
+        if open {
+            match FileExt::try_lock(&file) {
+                Ok(()) => return Ok(LedgerLock { file, mode }),
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Error(source)) => return Err(io_err(source)),
+            }
+        }
+        if !backoff.pause(deadline) {
+            let err = busy(&file);
+            if mode == LockMode::Maintenance {
+                let _ = turnstile::release(&file);
+            }
+            return Err(err);
+        }
+    }
+}
+
+/// Short sleeps between polls, growing to a small cap: a turn is a few milliseconds, and
+/// a poller that sleeps long loses every race to those that sleep short.
+pub(crate) struct Backoff {
+    pause: Duration,
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_micros(50);
+    const CAP: Duration = Duration::from_millis(2);
+
+    pub(crate) fn new() -> Backoff {
+        Backoff { pause: Self::FIRST }
+    }
+
+    /// Sleeps before the next try; false when `deadline` has passed.
+    pub(crate) fn pause(&mut self, deadline: Instant) -> bool {
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        thread::sleep(self.pause.min(deadline - now));
+        self.pause = (self.pause * 2).min(Self::CAP);
+        true
+    }
+}
+
+/// What a path that is not a regular file is, for messages.
+pub(crate) fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a folder";
+    }
+    if t.is_symlink() {
+        return "a symbolic link";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// Opens (creating if needed) the sidecar at `path`: never through a symbolic link, never
+/// anything but a regular file, never truncated. Read-only when the file is not writable
+/// for this user: a lock needs no write access.
+fn open_sidecar(path: &Path) -> Result<File, StoreError> {
+    let refuse = |kind: &str| StoreError::LockFile {
+        path: path.to_path_buf(),
+        kind: kind.to_string(),
+    };
+    // Looked at first so that a FIFO or a device is never even opened.
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.file_type().is_file() => return Err(refuse(file_kind(&m))),
+        _ => {}
+    }
+    let mut opts = OpenOptions::new();
+    opts.read(true).write(true).create(true).truncate(false);
+    no_follow(&mut opts);
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) if is_symlink_refusal(&e) => return Err(refuse("a symbolic link")),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+            ) && path.exists() =>
+        {
+            let mut ro = OpenOptions::new();
+            ro.read(true);
+            no_follow(&mut ro);
+            ro.open(path).map_err(|source| StoreError::Io {
+                action: "open the lock file",
+                path: path.to_path_buf(),
+                source,
+            })?
+        }
+        Err(source) => {
+            return Err(StoreError::Io {
+                action: "open the lock file",
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    // Checked again on what was opened: the path may have been swapped meanwhile.
+    let meta = file.metadata().map_err(|source| StoreError::Io {
+        action: "inspect the lock file",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !meta.file_type().is_file() {
+        return Err(refuse(file_kind(&meta)));
+    }
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn no_follow(opts: &mut OpenOptions) {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: a FIFO swapped in after the check above must not block the open.
+    opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+}
+
+#[cfg(not(unix))]
+fn no_follow(_: &mut OpenOptions) {}
+
+fn is_symlink_refusal(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
+/// The pids holding the writer lock on `file`, as the kernel lists them (Linux); empty
+/// where that list is not available.
+fn holders(file: &File) -> Vec<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(meta) = file.metadata() else {
+            return Vec::new();
         };
-        match attempt {
-            Ok(()) => break,
-            Err(TryLockError::WouldBlock) => {
-                let now = Instant::now();
-                if now >= deadline {
-                    return Err(StoreError::Busy {
-                        path: ledger.to_path_buf(),
-                        holder: read_holder(&mut file),
-                        waited: wait,
-                    });
+        let Ok(locks) = std::fs::read_to_string("/proc/locks") else {
+            return Vec::new();
+        };
+        let dev = meta.dev();
+        // The kernel's own split of a dev_t (glibc's gnu_dev_major/minor).
+        let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+        let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+        let want = format!("{major:02x}:{minor:02x}:{}", meta.ino());
+        let mut pids: Vec<u32> = locks
+            .lines()
+            .filter_map(|line| {
+                // `1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF`; waiting requests
+                // carry `->` and hold nothing.
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                match fields.as_slice() {
+                    [_, "FLOCK", _, _, pid, id, ..] if *id == want => pid.parse().ok(),
+                    _ => None,
                 }
-                thread::sleep(pause.min(deadline - now));
-                pause = (pause * 2).min(Duration::from_millis(50));
-            }
-            Err(TryLockError::Error(source)) => {
-                return Err(StoreError::Io {
-                    action: "lock",
-                    path,
-                    source,
-                });
-            }
+            })
+            .collect();
+        pids.sort_unstable();
+        pids.dedup();
+        pids
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        Vec::new()
+    }
+}
+
+/// The turnstile: an OFD byte-range lock on byte 0 of the sidecar, in a kernel namespace
+/// apart from the `flock` writer lock. OFD locks belong to the open file, like `flock`,
+/// so two stores in one process exclude each other as two processes do.
+#[cfg(target_os = "linux")]
+mod turnstile {
+    use std::fs::File;
+    use std::io;
+    use std::os::fd::AsRawFd;
+
+    fn request(kind: libc::c_int) -> libc::flock {
+        // SAFETY: `flock` is plain data; all-zero is a valid value of it.
+        let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+        fl.l_type = kind as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        fl.l_start = 0;
+        fl.l_len = 1;
+        fl
+    }
+
+    /// Takes the turnstile for a maintenance command; false when another holds it.
+    pub fn try_enter(file: &File) -> io::Result<bool> {
+        let mut fl = request(libc::F_WRLCK);
+        // SAFETY: a valid descriptor and a pointer to a live `flock`.
+        let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &mut fl) };
+        if r == 0 {
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EAGAIN) | Some(libc::EACCES) => Ok(false),
+            _ => Err(e),
         }
     }
-    match mode {
-        // Only an exclusive holder can name itself without racing other holders; the pid
-        // is what a waiter that gives up reports.
-        LockMode::Exclusive => {
-            let _ = write_holder(&mut file);
-        }
-        // No exclusive holder can exist while a shared lock is held, so a pid still in
-        // the file was left by one that died without releasing; clear it, or a waiter
-        // blocked by shared holders would name that dead (perhaps reused) pid.
-        LockMode::Shared => {
-            if file.metadata().is_ok_and(|m| m.len() > 0) {
-                let _ = file.set_len(0);
-            }
+
+    pub fn release(file: &File) -> io::Result<()> {
+        let mut fl = request(libc::F_UNLCK);
+        // SAFETY: as above.
+        let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &mut fl) };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
         }
     }
-    Ok(LedgerLock { file, mode })
-}
 
-fn write_holder(file: &mut File) -> std::io::Result<()> {
-    file.set_len(0)?;
-    file.seek(SeekFrom::Start(0))?;
-    write!(file, "{}", std::process::id())
-}
-
-fn read_holder(file: &mut File) -> Option<u32> {
-    let mut text = String::new();
-    file.seek(SeekFrom::Start(0)).ok()?;
-    file.take(32).read_to_string(&mut text).ok()?;
-    text.trim().parse().ok()
-}
-
-impl Drop for LedgerLock {
-    fn drop(&mut self) {
-        // The pid names this holder only while it holds the lock.
-        if self.mode == LockMode::Exclusive {
-            let _ = self.file.set_len(0);
+    /// Whether a maintenance command holds the turnstile.
+    pub fn is_held(file: &File) -> io::Result<bool> {
+        // A read lock would conflict only with a maintenance command's write lock.
+        let mut fl = request(libc::F_RDLCK);
+        // SAFETY: as above; F_OFD_GETLK fills `fl` in.
+        let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &mut fl) };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
         }
-        // Closing the file releases the flock anyway; unlocking first just makes the
-        // release immediate even if a duplicate descriptor is still open somewhere.
-        let _ = FileExt::unlock(&self.file);
+        Ok(fl.l_type != libc::F_UNLCK as libc::c_short)
+    }
+}
+
+/// Without OFD locks there is no turnstile: maintenance competes for the writer lock like
+/// any writer.
+#[cfg(not(target_os = "linux"))]
+mod turnstile {
+    use std::fs::File;
+    use std::io;
+
+    pub fn try_enter(_: &File) -> io::Result<bool> {
+        Ok(true)
+    }
+
+    pub fn release(_: &File) -> io::Result<()> {
+        Ok(())
+    }
+
+    pub fn is_held(_: &File) -> io::Result<bool> {
+        Ok(false)
     }
 }

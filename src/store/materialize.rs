@@ -7,7 +7,7 @@
 use redb::{ReadableTable, Table};
 
 use super::StoreError;
-use super::event::{Epoch, Event, Seq, SourceId};
+use super::event::{Epoch, Event, MAX_ID, Seq, SourceId};
 use super::tables::{META_COUNT_PREFIX, META_EPOCH, META_QUOTED_PREFIX, QuoteRow, SourceRow};
 
 /// The materialized tables of one write transaction.
@@ -19,11 +19,35 @@ pub struct Views<'t> {
     pub quotes: Table<'t, (u64, u64, u64), &'static [u8]>,
 }
 
-/// Applies `event`, recorded at `seq`, to `views`.
+/// Applies `event`, recorded at `seq`, to `views`. Refuses (with
+/// [`StoreError::Invariant`]) an added source whose id is out of range or already in its
+/// epoch, or whose URL already has an id there: whatever allocated it, a second source
+/// under one id or one URL never reaches the views, and so never a commit.
 pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), StoreError> {
     match event {
         Event::SourceAdded(added) => {
             let key = (added.epoch.0, added.id.0);
+            let refuse = |reason: String| StoreError::Invariant { seq: seq.0, reason };
+            if !(1..=MAX_ID).contains(&added.id.0) {
+                return Err(refuse(format!(
+                    "id {} is out of range (1 to {MAX_ID})",
+                    added.id.0
+                )));
+            }
+            if views.sources.get(key)?.is_some() {
+                return Err(refuse(format!(
+                    "[{}] already exists in epoch {}",
+                    added.id.0, added.epoch.0
+                )));
+            }
+            if let Some(id) = views.urls.get((added.epoch.0, added.url.as_str()))? {
+                return Err(refuse(format!(
+                    "{} is already [{}] in epoch {}",
+                    added.url,
+                    id.value(),
+                    added.epoch.0
+                )));
+            }
             let row = SourceRow {
                 url: added.url.clone(),
                 url_given: added.url_given.clone(),
@@ -40,7 +64,13 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
             views.sources.insert(key, row.encode().as_slice())?;
             views.history.insert((key.0, key.1, seq.0), ())?;
             let count = count_key(added.epoch);
-            let n = read_u64(&views.meta, &count)?.unwrap_or(0) + 1;
+            let n = read_u64(&views.meta, &count)?
+                .unwrap_or(0)
+                .checked_add(1)
+                .ok_or_else(|| StoreError::Invariant {
+                    seq: seq.0,
+                    reason: format!("epoch {} counts more sources than fit", added.epoch.0),
+                })?;
             views
                 .meta
                 .insert(count.as_str(), n.to_le_bytes().as_slice())?;

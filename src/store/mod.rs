@@ -7,40 +7,37 @@
 //! processes (CLI commands, a long-lived server) share a ledger at the same moment; redb
 //! is pinned to one exact version because every process must speak the same lock protocol.
 
+pub mod check;
 pub mod event;
+mod file;
 pub mod lock;
 pub mod materialize;
+mod migrate;
+mod open;
 pub mod replay;
 pub mod tables;
+pub mod tally;
 
-use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::thread;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redb::{
-    Builder, ConcurrencyMode, Database, ReadOnlyDatabase, ReadOnlyTable, ReadTransaction,
-    ReadableDatabase, ReadableTable, TableDefinition, TableError, TransactionError,
-    WriteTransaction,
+    Database, ReadOnlyDatabase, ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTable,
+    TableDefinition, TableError, TransactionError, WriteTransaction,
 };
 
 use event::{
     Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Provenance, Record, Seq, SourceId,
 };
-use lock::{LedgerLock, LockMode};
+use file::Deadline;
+use lock::LedgerLock;
 use materialize::Views;
 use tables::{
-    EVENTS, HISTORY, META, META_FORMAT, META_HEAD, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, SourceRow,
+    EVENTS, HISTORY, META, META_HEAD, META_TALLY, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, SourceRow,
     URLS,
 };
-
-/// redb's page cache per open store. Small on purpose: the 50 MiB peak-memory budget
-/// holds on a million-source ledger only if a full scan cannot fill a large cache.
-const CACHE_BYTES: usize = 8 << 20;
-
-/// First bytes of every redb file.
-const REDB_MAGIC: &[u8] = b"redb\x1A\x0A\xA9\x0D\x0A";
+use tally::Tally;
 
 /// Everything that can go wrong below the ledger operations.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +54,26 @@ pub enum StoreError {
     )]
     NotALedger { path: PathBuf },
     #[error(
+        "{} is a folder, not a ledger file — pass a file path such as {}",
+        path.display(), suggestion.display()
+    )]
+    Folder { path: PathBuf, suggestion: PathBuf },
+    #[error(
+        "{} is not a regular file ({kind}) — point --ledger at a cite ledger file or a new path",
+        path.display()
+    )]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error(
+        "the ledger at {} is read-only for this user: reading works, writing does not — ask its owner for write access, or work on a copy (`cp {} COPY`, then `--ledger COPY`)",
+        path.display(), path.display()
+    )]
+    ReadOnly { path: PathBuf },
+    #[error(
+        "the lock file {} is {kind}, not a regular file cite can lock — cite never follows or writes it; move it away (look at it first) and try again",
+        path.display()
+    )]
+    LockFile { path: PathBuf, kind: String },
+    #[error(
         "the ledger at {} is unsupported or damaged ({reason}) — run `cite audit`; restore it from a backup if that fails",
         path.display()
     )]
@@ -70,16 +87,27 @@ pub enum StoreError {
         got: u16,
         supports: u16,
     },
-    #[error("ledger busy: {}{} held it for more than {}s — try again later or raise --wait",
+    #[error("ledger busy: {} — gave up after {} s waiting for the writer lock{}{} — try again later or raise --wait",
         path.display(),
-        match holder { Some(pid) => format!(" is locked by pid {pid}, which"), None => " is in use; another process".to_string() },
-        waited.as_secs_f64()
+        seconds(*waited),
+        match holders.as_slice() {
+            [] => String::new(),
+            [pid] => format!(", held now by pid {pid}"),
+            pids => format!(", held now by pids {}", pids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
+        },
+        if *maintenance_waiting { "; a maintenance command (rebuild, import) is waiting for its turn" } else { "" },
     )]
     Busy {
         path: PathBuf,
-        holder: Option<u32>,
+        /// Who holds the writer lock as the wait ends (where the kernel says).
+        holders: Vec<u32>,
+        /// Whether a maintenance command kept this writer out.
+        maintenance_waiting: bool,
         waited: Duration,
     },
+    #[error("ledger busy: {} — gave up after {} s waiting for another process that has the store open (it may be stopped or hung) — try again later or raise --wait",
+        path.display(), seconds(*waited))]
+    StoreBusy { path: PathBuf, waited: Duration },
     #[error("cannot {action} {}: {source}", path.display())]
     Io {
         action: &'static str,
@@ -90,8 +118,27 @@ pub enum StoreError {
     Corrupted { seq: u64, reason: String },
     #[error("{what} is corrupted: {reason} — run `cite audit`")]
     CorruptedEntry { what: String, reason: String },
+    #[error(
+        "the ledger's tables disagree with its log ({detail}) — nothing was written; run `cite rebuild` to recompute them from the log, then try again"
+    )]
+    ViewsDisagree { detail: String },
+    #[error(
+        "refused to write record {seq}: {reason} — nothing was written; run `cite audit`, then `cite rebuild` if it names the tables"
+    )]
+    Invariant { seq: u64, reason: String },
+    #[error(
+        "epoch {epoch} has handed out every id up to {} — run `cite reset` to start a new numbering",
+        event::MAX_ID
+    )]
+    IdsExhausted { epoch: u64 },
     #[error("the ledger store failed: {0} — run `cite audit` if this persists")]
     Database(#[from] redb::Error),
+}
+
+/// Seconds for messages: `0.3`, `1`, `2.5`.
+fn seconds(d: Duration) -> String {
+    let text = format!("{:.3}", d.as_secs_f64());
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 macro_rules! from_redb {
@@ -115,6 +162,10 @@ from_redb!(
 pub struct Store {
     path: PathBuf,
     db: Db,
+    /// When redb's lock waits of the operation in progress give up; shared with the
+    /// file backend.
+    deadline: Arc<Deadline>,
+    wait: Duration,
     // Held for as long as the store is open; dropped after `db`.
     _lock: Option<LedgerLock>,
 }
@@ -124,196 +175,43 @@ enum Db {
     Ro(ReadOnlyDatabase),
 }
 
-fn builder() -> Builder {
-    let mut b = Builder::new();
-    b.set_concurrency_mode(ConcurrencyMode::MultiWriter)
-        .set_cache_size(CACHE_BYTES);
-    b
-}
-
-/// What the first bytes of an existing, non-empty file say it is.
-fn sniff(path: &Path) -> Result<(), StoreError> {
-    let mut head = [0u8; 64];
-    let n = fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|source| StoreError::Io {
-            action: "read",
-            path: path.to_path_buf(),
-            source,
-        })?;
-    let head = &head[..n];
-    if head.starts_with(REDB_MAGIC) {
-        return Ok(());
-    }
-    let text = String::from_utf8_lossy(head);
-    if text.trim_start().starts_with('{') {
-        return Err(StoreError::JsonLedger {
-            path: path.to_path_buf(),
-        });
-    }
-    Err(StoreError::NotALedger {
-        path: path.to_path_buf(),
-    })
-}
-
-fn file_len(path: &Path) -> Result<Option<u64>, StoreError> {
-    match fs::metadata(path) {
-        Ok(m) if m.is_dir() => Err(StoreError::NotALedger {
-            path: path.to_path_buf(),
-        }),
-        Ok(m) => Ok(Some(m.len())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(StoreError::Io {
-            action: "inspect",
-            path: path.to_path_buf(),
-            source,
-        }),
+impl Drop for Store {
+    fn drop(&mut self) {
+        // Closing the database takes redb's locks too: bound that wait like any other.
+        self.deadline.arm(self.wait);
     }
 }
 
 impl Store {
-    /// Opens `path` for writing, creating it (and its folders) if needed, under the
-    /// sidecar lock in `mode`, waiting at most `wait` for it.
-    pub fn open_write(path: &Path, mode: LockMode, wait: Duration) -> Result<Store, StoreError> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).map_err(|source| StoreError::Io {
-                action: "create the folder",
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
-        // Refuse a sources.py ledger before creating a lock file beside it. Other
-        // foreign bytes are judged under the lock: a file another process is creating
-        // does not show redb's magic number yet.
-        // A file seen with redb's magic number stays a redb file: no need to look again.
-        let seen_redb = match file_len(path)? {
-            Some(n) if n > 0 => match sniff(path) {
-                Ok(()) => true,
-                Err(e @ StoreError::JsonLedger { .. }) => return Err(e),
-                Err(_) => false,
-            },
-            _ => false,
-        };
-        let deadline = Instant::now() + wait;
-        let mut lock = lock::acquire(path, mode, wait)?;
-        let db = match file_len(path)? {
-            Some(n) if n > 0 => {
-                if !seen_redb {
-                    sniff(path)?;
-                }
-                builder().open(path).map_err(|e| damaged(path, e))?
-            }
-            _ => {
-                // Two processes must not both initialize an empty file, so creation
-                // happens under the exclusive lock, re-checked once held.
-                if mode == LockMode::Shared {
-                    drop(lock);
-                    let excl = lock::acquire(path, LockMode::Exclusive, remaining(deadline))?;
-                    if file_len(path)?.unwrap_or(0) == 0 {
-                        drop(builder().create(path).map_err(|e| damaged(path, e))?);
-                    }
-                    drop(excl);
-                    lock = lock::acquire(path, LockMode::Shared, remaining(deadline))?;
-                    sniff(path)?;
-                    builder().open(path).map_err(|e| damaged(path, e))?
-                } else {
-                    builder().create(path).map_err(|e| damaged(path, e))?
-                }
-            }
-        };
-        let store = Store {
-            path: path.to_path_buf(),
-            db: Db::Rw(db),
-            _lock: Some(lock),
-        };
-        store.check_format()?;
-        Ok(store)
-    }
-
-    /// Opens `path` for reading without creating or changing anything; `None` when there
-    /// is no ledger there yet.
-    pub fn open_read(path: &Path, wait: Duration) -> Result<Option<Store>, StoreError> {
-        match file_len(path)? {
-            None | Some(0) => return Ok(None),
-            Some(_) => {
-                match sniff(path) {
-                    // Perhaps a file another process is creating, under the exclusive
-                    // lock: judge it again once that lock is free.
-                    Err(StoreError::NotALedger { .. }) => {
-                        let _lock = lock::acquire(path, LockMode::Shared, wait)?;
-                        sniff(path)?;
-                    }
-                    other => other?,
-                }
-            }
-        }
-        let db = match builder().open_read_only(path) {
-            Ok(db) => Db::Ro(db),
-            // A file left by a crashed writer needs redb's quick repair, which only a
-            // writable open performs; do that once rather than refuse to read.
-            Err(redb::DatabaseError::RepairAborted) => {
-                let lock = lock::acquire(path, LockMode::Shared, wait)?;
-                let db = builder().open(path).map_err(|e| damaged(path, e))?;
-                let store = Store {
-                    path: path.to_path_buf(),
-                    db: Db::Rw(db),
-                    _lock: Some(lock),
-                };
-                store.check_format()?;
-                return Ok(Some(store));
-            }
-            Err(e) => return Err(damaged(path, e)),
-        };
-        let store = Store {
-            path: path.to_path_buf(),
-            db,
-            _lock: None,
-        };
-        store.check_format()?;
-        Ok(Some(store))
-    }
-
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    fn check_format(&self) -> Result<(), StoreError> {
-        let reader = self.read()?;
-        let Some(meta) = reader.table(META)? else {
-            return Ok(());
-        };
-        if let Some(g) = meta.get(META_FORMAT)? {
-            let got = match g.value() {
-                [a, b] => u16::from_le_bytes([*a, *b]),
-                _ => {
-                    return Err(StoreError::Damaged {
-                        path: self.path.clone(),
-                        reason: "format marker is not 2 bytes".into(),
-                    });
-                }
+    /// A redb error of the operation in progress, as `ledger busy` when a lock wait of
+    /// it gave up.
+    fn failed(&self, e: impl Into<StoreError>) -> StoreError {
+        if self.deadline.expired() {
+            return StoreError::StoreBusy {
+                path: self.path.clone(),
+                waited: self.wait,
             };
-            if got != FORMAT_VERSION {
-                return Err(StoreError::UnsupportedFormat {
-                    path: self.path.clone(),
-                    got,
-                    supports: FORMAT_VERSION,
-                });
-            }
         }
-        Ok(())
+        e.into()
     }
 
     /// A consistent snapshot for reading.
     pub fn read(&self) -> Result<Reader, StoreError> {
+        self.deadline.arm(self.wait);
         let txn = match &self.db {
-            Db::Rw(db) => db.begin_read()?,
-            Db::Ro(db) => db.begin_read()?,
-        };
+            Db::Rw(db) => db.begin_read(),
+            Db::Ro(db) => db.begin_read(),
+        }
+        .map_err(|e| self.failed(e))?;
         Ok(Reader { txn })
     }
 
-    /// Runs `f` in one write transaction and commits it durably. Waits at most `wait`
-    /// for another process's write transaction to end. Records appended by `f` carry
+    /// Runs `f` in one write transaction and commits it durably. Each wait for another
+    /// process (to begin, to commit) lasts at most `wait`. Records appended by `f` carry
     /// `origin`. Nothing is written if `f` fails.
     pub fn write<T, E>(
         &self,
@@ -324,56 +222,45 @@ impl Store {
     where
         E: From<StoreError>,
     {
-        let Db::Rw(db) = &self.db else {
-            unreachable!("write on a store opened read-only");
-        };
-        let txn = begin_write(db, &self.path, wait)?;
+        let txn = self.begin_write(wait)?;
         let out = {
             let mut writer = Writer::new(&txn, origin)?;
             let out = f(&mut writer)?;
             writer.finish()?;
             out
         };
-        txn.commit().map_err(StoreError::from)?;
+        self.deadline.arm(wait);
+        txn.commit().map_err(|e| self.failed(e))?;
         Ok(out)
     }
-}
 
-fn remaining(deadline: Instant) -> Duration {
-    deadline.saturating_duration_since(Instant::now())
-}
-
-fn damaged(path: &Path, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Damaged {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    }
-}
-
-/// redb's own wait for the writer slot has no deadline, so poll its non-blocking form.
-fn begin_write(db: &Database, path: &Path, wait: Duration) -> Result<WriteTransaction, StoreError> {
-    let deadline = Instant::now() + wait;
-    let mut pause = Duration::from_micros(200);
-    loop {
-        match db.try_begin_write() {
-            Ok(mut txn) => {
-                // Crash recovery must be quick: keep the allocator state in every commit.
-                txn.set_quick_repair(true);
-                return Ok(txn);
-            }
-            Err(TransactionError::WouldBlock) => {
-                let now = Instant::now();
-                if now >= deadline {
-                    return Err(StoreError::Busy {
-                        path: path.to_path_buf(),
-                        holder: None,
-                        waited: wait,
-                    });
+    /// A write transaction. The writer lock keeps other cite writers out, so redb's
+    /// writer slot is free at once unless a process outside that protocol holds it; its
+    /// own wait has no deadline, so poll its non-blocking form.
+    fn begin_write(&self, wait: Duration) -> Result<WriteTransaction, StoreError> {
+        let Db::Rw(db) = &self.db else {
+            unreachable!("write on a store opened read-only");
+        };
+        self.deadline.arm(wait);
+        let deadline = Instant::now() + wait;
+        let mut backoff = lock::Backoff::new();
+        loop {
+            match db.try_begin_write() {
+                Ok(mut txn) => {
+                    // Crash recovery must be quick: keep the allocator state in every commit.
+                    txn.set_quick_repair(true);
+                    return Ok(txn);
                 }
-                thread::sleep(pause.min(deadline - now));
-                pause = (pause * 2).min(Duration::from_millis(10));
+                Err(TransactionError::WouldBlock) => {
+                    if !backoff.pause(deadline) {
+                        return Err(StoreError::StoreBusy {
+                            path: self.path.clone(),
+                            waited: wait,
+                        });
+                    }
+                }
+                Err(e) => return Err(self.failed(e)),
             }
-            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -469,39 +356,49 @@ pub struct Writer<'t> {
     views: Views<'t>,
     snapshots: redb::Table<'t, &'static [u8], &'static [u8]>,
     head: Head,
-    epoch: Epoch,
+    tally: Tally,
     dirty: bool,
 }
 
 impl<'t> Writer<'t> {
+    /// Opens the tables and checks the views against the log's tally before anything is
+    /// written: a write on views that disagree with the log is refused.
     fn new(txn: &'t WriteTransaction, origin: &'t Origin) -> Result<Writer<'t>, StoreError> {
-        let mut meta = txn.open_table(META)?;
-        if meta.get(META_FORMAT)?.is_none() {
-            meta.insert(META_FORMAT, FORMAT_VERSION.to_le_bytes().as_slice())?;
-        }
+        let meta = txn.open_table(META)?;
         let head = read_head(&meta)?;
-        let epoch = materialize::current_epoch(&meta)?;
+        let tally = match tally::read(&meta)? {
+            Some(t) => t,
+            None if head.seq.0 == 0 => Tally::EMPTY,
+            // Every store with records is migrated (format 2) before it is written.
+            None => {
+                return Err(StoreError::ViewsDisagree {
+                    detail: "the log's tally is missing".into(),
+                });
+            }
+        };
+        let views = Views {
+            meta,
+            urls: txn.open_table(URLS)?,
+            sources: txn.open_table(SOURCES)?,
+            history: txn.open_table(HISTORY)?,
+            quotes: txn.open_table(QUOTES)?,
+        };
+        tally.check(&views)?;
         Ok(Writer {
             origin,
             first: None,
             events: txn.open_table(EVENTS)?,
-            views: Views {
-                meta,
-                urls: txn.open_table(URLS)?,
-                sources: txn.open_table(SOURCES)?,
-                history: txn.open_table(HISTORY)?,
-                quotes: txn.open_table(QUOTES)?,
-            },
+            views,
             snapshots: txn.open_table(SNAPSHOTS)?,
             head,
-            epoch,
+            tally,
             dirty: false,
         })
     }
 
     /// The current epoch, as of the events appended so far.
     pub fn epoch(&self) -> Epoch {
-        self.epoch
+        self.tally.epoch
     }
 
     /// The id of `url` in `epoch`, if it is registered.
@@ -520,17 +417,24 @@ impl<'t> Writer<'t> {
         }
     }
 
-    /// The id the next source added to `epoch` gets.
+    /// The id the next source added to `epoch` (the current one) gets: one past the
+    /// highest the log has given out in it, never past [`event::MAX_ID`].
     pub fn next_id(&self, epoch: Epoch) -> Result<SourceId, StoreError> {
-        let last = self
-            .views
-            .sources
-            .range((epoch.0, 0)..=(epoch.0, u64::MAX))?
-            .next_back()
-            .transpose()?
-            .map(|(k, _)| k.value().1)
-            .unwrap_or(0);
-        Ok(SourceId(last + 1))
+        if epoch != self.tally.epoch {
+            return Err(StoreError::Invariant {
+                seq: self.head.seq.0.saturating_add(1),
+                reason: format!(
+                    "ids are given out in the current epoch {}, not in epoch {}",
+                    self.tally.epoch.0, epoch.0
+                ),
+            });
+        }
+        self.tally.next_id()
+    }
+
+    /// Whether the current epoch has no source yet.
+    pub fn epoch_is_empty(&self) -> bool {
+        self.tally.last_id == 0
     }
 
     /// The quotes attached to source `id` of `epoch`, in order.
@@ -555,9 +459,24 @@ impl<'t> Writer<'t> {
         Ok(hash)
     }
 
-    /// Appends `event` to the log and applies it to the views.
+    /// Appends `event` to the log and applies it to the views. Refused, before anything
+    /// of it is written, when the tally or the views say it must not happen (see
+    /// [`materialize::apply`]).
     pub fn append(&mut self, event: Event) -> Result<Seq, StoreError> {
-        let seq = Seq(self.head.seq.0 + 1);
+        let seq = Seq(self
+            .head
+            .seq
+            .0
+            .checked_add(1)
+            .ok_or(StoreError::Invariant {
+                seq: u64::MAX,
+                reason: "the log is full".into(),
+            })?);
+        let mut tally = self.tally;
+        tally
+            .count(&event)
+            .map_err(|reason| StoreError::Invariant { seq: seq.0, reason })?;
+        materialize::apply(&mut self.views, seq, &event)?;
         let provenance = match self.first {
             None => Provenance::Origin(self.origin.clone()),
             Some(first) => Provenance::SameAs(first),
@@ -570,10 +489,7 @@ impl<'t> Writer<'t> {
         };
         let bytes = record.encode();
         self.events.insert(seq.0, bytes.as_slice())?;
-        materialize::apply(&mut self.views, seq, &record.event)?;
-        if let Event::Reset { new_epoch } = record.event {
-            self.epoch = new_epoch;
-        }
+        self.tally = tally;
         self.head = Head {
             seq,
             hash: event::hash_bytes(&bytes),
@@ -585,9 +501,9 @@ impl<'t> Writer<'t> {
 
     fn finish(&mut self) -> Result<(), StoreError> {
         if self.dirty {
-            self.views
-                .meta
-                .insert(META_HEAD, self.head.encode().as_slice())?;
+            let meta = &mut self.views.meta;
+            meta.insert(META_HEAD, self.head.encode().as_slice())?;
+            meta.insert(META_TALLY, self.tally.encode().as_slice())?;
         }
         Ok(())
     }

@@ -22,9 +22,11 @@ use serde::Serialize;
 use super::event::{self, Event, Provenance, Record, Seq};
 use super::materialize::{self, Views};
 use super::tables::{
-    EVENTS, HISTORY, META, META_COUNT_PREFIX, META_EPOCH, META_HEAD, META_QUOTED_PREFIX, QUOTES,
-    QuoteRow, SNAPSHOTS, SOURCES, SourceRow, URLS,
+    EVENTS, HISTORY, META, META_COUNT_PREFIX, META_EPOCH, META_FORMAT, META_HEAD,
+    META_QUOTED_PREFIX, META_TALLY, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, STORE_FORMAT, SourceRow,
+    URLS,
 };
+use super::tally::Tally;
 use super::{Head, Reader, Store, StoreError, read_head};
 
 /// Findings kept in full; the rest are only counted.
@@ -42,6 +44,8 @@ pub enum Place {
     Entry { table: String, key: String },
     /// The store as a whole: it could not be read.
     Store,
+    /// The file's own structure, as redb sees it.
+    File,
 }
 
 impl fmt::Display for Place {
@@ -51,6 +55,7 @@ impl fmt::Display for Place {
             Place::Head => f.write_str("head"),
             Place::Entry { table, key } => write!(f, "{table} ({key})"),
             Place::Store => f.write_str("store"),
+            Place::File => f.write_str("file"),
         }
     }
 }
@@ -155,7 +160,9 @@ enum Stop {
 impl From<StoreError> for Stop {
     fn from(e: StoreError) -> Stop {
         match e {
-            StoreError::Corrupted { seq, reason } if seq > 0 => {
+            StoreError::Corrupted { seq, reason } | StoreError::Invariant { seq, reason }
+                if seq > 0 =>
+            {
                 Stop::Bad(Finding::record(seq, reason))
             }
             e => Stop::Store(e),
@@ -182,12 +189,13 @@ fn walk(
     views: &mut Views<'_>,
 ) -> Result<Head, Stop> {
     let mut head = Head::EMPTY;
+    let mut tally = Tally::EMPTY;
     // The seq of the last record that carries its own origin.
     let mut origin_at: Option<u64> = None;
     for item in events.iter()? {
         let (k, v) = item?;
         let seq = k.value();
-        let expected = head.seq.0 + 1;
+        let expected = head.seq.0.saturating_add(1);
         if seq != expected {
             return Err(Stop::Bad(Finding::record(
                 expected,
@@ -234,6 +242,9 @@ fn walk(
             }
         }
         check_event(views, seq, &record.event)?;
+        tally
+            .count(&record.event)
+            .map_err(|reason| Stop::Bad(Finding::record(seq, reason)))?;
         materialize::apply(views, Seq(seq), &record.event)?;
         head = Head {
             seq: Seq(seq),
@@ -278,6 +289,12 @@ fn walk(
         }
         Some(_) => {}
     }
+    // The log's counters, as a replay of it gives them: written by a rebuild, compared by
+    // an audit.
+    views
+        .meta
+        .insert(META_TALLY, tally.encode().as_slice())
+        .map_err(StoreError::from)?;
     Ok(head)
 }
 
@@ -309,7 +326,7 @@ fn check_event(views: &Views<'_>, seq: u64, event: &Event) -> Result<(), Stop> {
                 ));
             }
         }
-        Event::Reset { new_epoch } if new_epoch.0 != current.0 + 1 => {
+        Event::Reset { new_epoch } if Some(new_epoch.0) != current.0.checked_add(1) => {
             return bad(format!(
                 "resets to epoch {}, but the current epoch is {}",
                 new_epoch.0, current.0
@@ -374,10 +391,7 @@ impl Store {
     /// [`LockMode::Exclusive`](super::lock::LockMode::Exclusive)), so no writer runs
     /// alongside; readers see the old views or the new ones, never a mix.
     pub fn rebuild(&self, wait: Duration) -> Result<Replayed, StoreError> {
-        let super::Db::Rw(db) = &self.db else {
-            unreachable!("rebuild on a store opened read-only");
-        };
-        let txn = super::begin_write(db, &self.path, wait)?;
+        let txn = self.begin_write(wait)?;
         let replayed = {
             txn.delete_table(URLS)?;
             txn.delete_table(SOURCES)?;
@@ -400,9 +414,13 @@ impl Store {
                 },
                 Stop::Store(e) => e,
             })?;
+            views
+                .meta
+                .insert(META_FORMAT, STORE_FORMAT.to_le_bytes().as_slice())?;
             totals(&views, head.seq.0, head)?
         };
-        txn.commit()?;
+        self.deadline.arm(wait);
+        txn.commit().map_err(|e| self.failed(e))?;
         Ok(replayed)
     }
 }
@@ -458,28 +476,37 @@ impl Reader {
     /// Compares every view entry on disk with its replayed twin, both ways.
     fn compare(&self, mem: &Views<'_>, findings: &mut Findings) -> Result<(), StoreError> {
         let meta = self.table(META)?;
+        // A store of format 1 keeps no tally; from format 2 on it is compared like a view.
+        let tallied = match &meta {
+            Some(m) => m
+                .get(META_FORMAT)?
+                .is_some_and(|g| g.value() != 1u16.to_le_bytes()),
+            None => false,
+        };
+        let compared = move |k: &str| is_view_key(k) || (tallied && k == META_TALLY);
         merge(
             entries(meta.as_ref(), |k: &str, v: &[u8]| {
                 (k.to_string(), v.to_vec())
             })?
-            .filter(|r| r.as_ref().map_or(true, |(k, _)| is_view_key(k))),
+            .filter(move |r| r.as_ref().map_or(true, |(k, _)| compared(k))),
             entries(Some(&mem.meta), |k: &str, v: &[u8]| {
                 (k.to_string(), v.to_vec())
             })?
-            .filter(|r| r.as_ref().map_or(true, |(k, _)| is_view_key(k))),
+            .filter(move |r| r.as_ref().map_or(true, |(k, _)| compared(k))),
             findings,
             |key, disk, replay| {
+                let value = |bytes: &[u8]| meta_value(key, bytes);
                 Finding::entry(
                     "meta",
                     key.clone(),
                     match (disk, replay) {
                         (Some(d), Some(r)) => {
-                            format!("stored {}, the log gives {}", meta_value(d), meta_value(r))
+                            format!("stored {}, the log gives {}", value(d), value(r))
                         }
                         (Some(d), None) => {
-                            format!("stored {}, but the log gives no such entry", meta_value(d))
+                            format!("stored {}, but the log gives no such entry", value(d))
                         }
-                        (None, Some(r)) => format!("missing: the log gives {}", meta_value(r)),
+                        (None, Some(r)) => format!("missing: the log gives {}", value(r)),
                         (None, None) => unreachable!(),
                     },
                 )
@@ -689,8 +716,16 @@ fn merge<K: Ord, V: PartialEq>(
     }
 }
 
-/// A meta value for a message: the u64 it holds, or its bytes.
-fn meta_value(bytes: &[u8]) -> String {
+/// A meta value for a message: the tally it holds, the u64 it holds, or its bytes.
+fn meta_value(key: &str, bytes: &[u8]) -> String {
+    if key == META_TALLY
+        && let Ok(t) = Tally::decode(bytes)
+    {
+        return format!(
+            "epoch {}, {} sources, highest id [{}]",
+            t.epoch.0, t.sources, t.last_id
+        );
+    }
     match <[u8; 8]>::try_from(bytes) {
         Ok(b) => u64::from_le_bytes(b).to_string(),
         Err(_) => format!("{bytes:02x?}"),

@@ -13,12 +13,25 @@ pub const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 
 /// name → little-endian bytes. Keys: [`META_FORMAT`] (u16, written when the store is
 /// created), [`META_HEAD`] (seq u64 then hash 32 bytes of the last record, rewritten with
-/// every append), [`META_EPOCH`] (u64, the current epoch, rewritten by `reset`), and the
-/// per-epoch counters under [`META_COUNT_PREFIX`] and [`META_QUOTED_PREFIX`]. All but the
-/// format and head are views of the log.
+/// every append), [`META_TALLY`] (the log's own counters, rewritten with the head),
+/// [`META_EPOCH`] (u64, the current epoch, rewritten by `reset`), and the per-epoch
+/// counters under [`META_COUNT_PREFIX`] and [`META_QUOTED_PREFIX`]. All but the format,
+/// head and tally are views of the log.
 pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
+/// The layout of the tables this build writes, stored under [`META_FORMAT`]. (The layout
+/// of a record is versioned apart, in each record: `event::FORMAT_VERSION`.)
+///
+/// - 1: the first release.
+/// - 2: adds [`META_TALLY`]. A store of format 1 is migrated to 2 by the first write that
+///   opens it (`migrate.rs`), under the writer lock and in one transaction; reading
+///   needs no migration. A build that knows only format 1 refuses a store of format 2
+///   rather than write to it without keeping the tally.
+pub const STORE_FORMAT: u16 = 2;
+
 pub const META_FORMAT: &str = "format";
+/// The log's counters (`tally.rs`): epoch, sources added, highest id of the epoch.
+pub const META_TALLY: &str = "tally";
 /// Prefix of `count/EPOCH` keys (u64 LE): how many sources the epoch holds, rewritten
 /// with every source added; equal to the highest id exactly when ids have no gap.
 pub const META_COUNT_PREFIX: &str = "count/";

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use cite::store::event::{Epoch, Event, Origin, SourceId};
+use cite::store::event::{Epoch, Event, FORMAT_VERSION, Origin, Provenance, Record, SourceId};
 use cite::store::lock::LockMode;
 use cite::store::tables::{EVENTS, META, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, SourceRow, URLS};
 use cite::store::{Store, StoreError};
@@ -244,7 +244,7 @@ fn a_rebuilt_ledger_passes() {
 fn quotes_without_page_text_are_counted_not_failed() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example", "https://b.example"]);
-    let store = Store::open_write(&sb.ledger, LockMode::Shared, Duration::from_secs(5)).unwrap();
+    let store = Store::open_write(&sb.ledger, LockMode::Write, Duration::from_secs(5)).unwrap();
     store
         .write(&origin(), Duration::from_secs(5), |w| {
             for id in [1, 2] {
@@ -396,32 +396,113 @@ fn a_wrong_head_is_named() {
     audit_ok(&sb.ledger);
 }
 
+/// Writes `event` as the next record of the log with redb directly, chained and with the
+/// head moved, so only a replay's own checks can object to it: what a buggy or hostile
+/// writer could leave behind, which the store's apply path would refuse to write.
+pub fn append_raw(ledger: &Path, event: Event) {
+    tamper(ledger, |txn| {
+        let mut meta = txn.open_table(META).unwrap();
+        let head = meta.get("head").unwrap().unwrap().value().to_vec();
+        let seq = u64::from_le_bytes(head[..8].try_into().unwrap()) + 1;
+        let record = Record {
+            format: FORMAT_VERSION,
+            provenance: Provenance::Origin(origin()),
+            prev: head[8..].try_into().unwrap(),
+            event,
+        };
+        let bytes = record.encode();
+        txn.open_table(EVENTS)
+            .unwrap()
+            .insert(seq, bytes.as_slice())
+            .unwrap();
+        let mut new_head = seq.to_le_bytes().to_vec();
+        new_head.extend_from_slice(&record.hash());
+        meta.insert("head", new_head.as_slice()).unwrap();
+    });
+}
+
+fn added(id: u64, url: &str) -> Event {
+    Event::SourceAdded(cite::store::event::SourceAdded {
+        epoch: Epoch(1),
+        id: SourceId(id),
+        url_given: url.into(),
+        url: url.into(),
+        title: String::new(),
+        accessed: "2024-01-01".into(),
+        via: None,
+    })
+}
+
 #[test]
 fn a_rechained_log_that_adds_an_id_twice_is_named() {
-    // Appended through the store API, so the chain and the head are right: only the
-    // replay's own checks see that [1] is added a second time.
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
-    let store = Store::open_write(&sb.ledger, LockMode::Shared, Duration::from_secs(5)).unwrap();
-    store
-        .write(&origin(), Duration::from_secs(5), |w| {
-            w.append(Event::SourceAdded(cite::store::event::SourceAdded {
-                epoch: Epoch(1),
-                id: SourceId(1),
-                url_given: "https://b.example".into(),
-                url: "https://b.example".into(),
-                title: String::new(),
-                accessed: "2024-01-01".into(),
-                via: None,
-            }))?;
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
-    drop(store);
+    append_raw(&sb.ledger, added(1, "https://b.example"));
     audit_fails(
         &sb.ledger,
         "record 2: adds [1] to epoch 1, which already has it",
     );
+}
+
+#[test]
+fn a_rechained_log_that_adds_a_url_twice_is_named() {
+    // The replay's own duplicate-URL check, by its own words: the store's apply path
+    // would refuse the record too, but in other words.
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example"]);
+    append_raw(&sb.ledger, added(2, "https://a.example"));
+    audit_fails(
+        &sb.ledger,
+        "record 2: adds https://a.example as [2], but it is already [1]",
+    );
+}
+
+#[test]
+fn a_selector_that_misplaces_its_quote_is_named_even_when_log_and_views_agree() {
+    // The quote's record and its view row both carry a wrong selector, with the chain
+    // and the head rewritten to match: only the re-check against the snapshot sees it.
+    let sb = Sandbox::new();
+    let page = sb.file("page.md", PAGE);
+    sb.ok(&["add", "https://a.example"]);
+    sb.ok(&[
+        "quote",
+        "1",
+        "--text",
+        "9% less dense than liquid water",
+        "--from",
+        page.to_str().unwrap(),
+    ]);
+    audit_ok(&sb.ledger);
+    tamper(&sb.ledger, |txn| {
+        let mut events = txn.open_table(EVENTS).unwrap();
+        let mut meta = txn.open_table(META).unwrap();
+        let head = meta.get("head").unwrap().unwrap().value().to_vec();
+        let seq = u64::from_le_bytes(head[..8].try_into().unwrap());
+        let mut record = Record::decode(events.get(seq).unwrap().unwrap().value()).unwrap();
+        let Event::QuoteAttached(q) = &mut record.event else {
+            panic!("the last record attaches the quote");
+        };
+        q.selector.start += 1;
+        q.selector.end += 1;
+        let selector = q.selector.clone();
+        events.insert(seq, record.encode().as_slice()).unwrap();
+        let mut new_head = seq.to_le_bytes().to_vec();
+        new_head.extend_from_slice(&record.hash());
+        meta.insert("head", new_head.as_slice()).unwrap();
+        let mut quotes = txn.open_table(QUOTES).unwrap();
+        let mut row = QuoteRow::decode(quotes.get((1, 1, 1)).unwrap().unwrap().value()).unwrap();
+        row.selector = Some(selector);
+        quotes.insert((1, 1, 1), row.encode().as_slice()).unwrap();
+    });
+    let err = audit_fails(
+        &sb.ledger,
+        "quotes (epoch 1, id 1, quote 1): its stored selector (chars ",
+    );
+    assert!(
+        err.contains("is not where the quote sits in its snapshot"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
 
 // ---- the views -------------------------------------------------------------------------

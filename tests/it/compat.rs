@@ -1,6 +1,8 @@
 //! Stored-format compatibility: a ledger written by format version 1 (committed under
 //! `tests/fixtures/`, never regenerated) must keep opening and answering exactly as it
-//! did, and a store from a newer format is refused by name, with nothing appended.
+//! did; its first write migrates it to format 2 (the log's tally beside the head), in one
+//! transaction that rewrites no record; and a store from a newer format is refused by
+//! name, with nothing appended.
 
 use std::fs;
 
@@ -50,6 +52,57 @@ fn a_version_1_ledger_takes_new_writes() {
     assert!(audit.starts_with("audit OK: 9 records"), "{audit}");
 }
 
+/// The stored table-layout marker and the tally, read with redb directly.
+fn format_and_tally(sb: &Sandbox) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+    use redb::ReadableDatabase;
+    let db = redb::Builder::new()
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+        .open_read_only(&sb.ledger)
+        .expect("open");
+    let txn = db.begin_read().expect("read");
+    let meta = txn.open_table(cite::store::tables::META).expect("meta");
+    let get = |k: &str| meta.get(k).expect("get").map(|g| g.value().to_vec());
+    (
+        get(cite::store::tables::META_FORMAT),
+        get(cite::store::tables::META_TALLY),
+    )
+}
+
+#[test]
+fn the_first_write_migrates_format_1_to_2_and_rewrites_no_record() {
+    let sb = fixture();
+    let log = sb.ok(&["export", "--format", "jsonl"]);
+    // Reading migrates nothing.
+    sb.ok(&["list"]);
+    sb.ok(&["audit"]);
+    assert_eq!(
+        format_and_tally(&sb),
+        (Some(1u16.to_le_bytes().to_vec()), None)
+    );
+    // A write whose own work is refused (an unknown id) still finds the store migrated.
+    sb.cite()
+        .args(["quote", "9", "--text", "a b c d"])
+        .assert()
+        .code(1);
+    let (format, tally) = format_and_tally(&sb);
+    assert_eq!(format, Some(2u16.to_le_bytes().to_vec()));
+    let tally = cite::store::tally::Tally::decode(&tally.expect("a tally")).unwrap();
+    // The fixture: epoch 1 holds [1]; epoch 2, the current one, holds [1] (see list2.json).
+    assert_eq!(tally.epoch.0, 2);
+    assert_eq!(tally.last_id, 1);
+    assert_eq!(
+        sb.ok(&["export", "--format", "jsonl"]),
+        log,
+        "the migration changed the log"
+    );
+    assert_eq!(
+        sb.ok(&["add", "https://example.com/next"]),
+        "[2] https://example.com/next\n"
+    );
+    let audit = sb.ok(&["audit"]);
+    assert!(audit.starts_with("audit OK: 9 records"), "{audit}");
+}
+
 /// How many records the log of the store at `sb` holds, read with redb directly.
 fn records(sb: &Sandbox) -> u64 {
     use redb::{ReadableDatabase, ReadableTableMetadata};
@@ -77,7 +130,7 @@ fn a_newer_format_is_refused_by_name_and_gets_no_record() {
             let mut meta = txn.open_table(cite::store::tables::META).expect("meta");
             meta.insert(
                 cite::store::tables::META_FORMAT,
-                2u16.to_le_bytes().as_slice(),
+                3u16.to_le_bytes().as_slice(),
             )
             .expect("insert");
         }
@@ -90,7 +143,7 @@ fn a_newer_format_is_refused_by_name_and_gets_no_record() {
             .assert()
             .code(1)
             .stderr(predicates::str::contains(format!(
-                "unsupported ledger format in {} (got 2, supports 1)",
+                "unsupported ledger format in {} (got 3, supports 2)",
                 sb.ledger.display()
             )));
     }

@@ -1,9 +1,10 @@
-//! The sidecar lock (`LEDGER.lock`): bounded waits, the exclusive maintenance lock against
-//! shared normal use, what `ledger busy` names, and that a lock dies with its holder.
+//! The sidecar lock (`LEDGER.lock`): bounded waits, writers one at a time, the turnstile
+//! that lets maintenance in, what `ledger busy` names, and that a lock dies with its
+//! holder.
 //!
-//! The exclusive holder is either this test process (`lock::acquire`) or, where the holder
-//! must be another process that can be killed, a child running this same test binary
-//! with only [`helper_hold_exclusive_lock`] selected.
+//! The holder is either this test process (`lock::acquire`) or, where the holder must be
+//! another process that can be killed, a child running this same test binary with only
+//! [`helper_hold_exclusive_lock`] selected.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -30,14 +31,14 @@ fn run(sb: &Sandbox, args: &[&str]) -> (i32, String, String, Duration) {
 }
 
 fn exclusive(ledger: &Path) -> lock::LedgerLock {
-    lock::acquire(ledger, LockMode::Exclusive, Duration::from_secs(1)).expect("exclusive lock")
+    lock::acquire(ledger, LockMode::Maintenance, Duration::from_secs(1)).expect("exclusive lock")
 }
 
 #[test]
 fn exclusive_holder_makes_a_writer_give_up_naming_its_pid() {
     let sb = Sandbox::new();
     let held = exclusive(&sb.ledger);
-    assert_eq!(held.mode(), LockMode::Exclusive);
+    assert_eq!(held.mode(), LockMode::Maintenance);
 
     let (code, stdout, stderr, took) = run(&sb, &["--wait", "1", "add", "https://a.example"]);
     assert_eq!(code, 1, "stderr: {stderr}");
@@ -99,37 +100,72 @@ fn a_waiting_writer_proceeds_once_the_lock_is_released() {
 }
 
 #[test]
-fn shared_holders_do_not_block_writers_but_block_maintenance() {
+fn writers_take_turns_and_maintenance_waits_for_the_writer() {
     let sb = Sandbox::new();
-    // The first write creates the ledger, which happens under the exclusive lock; a
-    // shared holder always has an existing ledger (the store takes the shared lock to
-    // open it), so create it before taking ours.
     sb.ok(&["add", "https://a.example"]);
-    let first = lock::acquire(&sb.ledger, LockMode::Shared, Duration::from_secs(1)).unwrap();
-    let second = lock::acquire(&sb.ledger, LockMode::Shared, Duration::from_secs(1)).unwrap();
-    assert_eq!(first.mode(), LockMode::Shared);
-
-    let (code, stdout, stderr, took) = run(&sb, &["--wait", "1", "add", "https://b.example"]);
-    assert_eq!(code, 0, "stderr: {stderr}");
-    assert_eq!(stdout, "[2] https://b.example\n");
-    assert!(
-        took < Duration::from_secs(1),
-        "a shared holder delayed a writer: {took:?}"
-    );
-
-    // Maintenance waits for every shared holder, and gives up after its bound.
+    let writer = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
+    assert_eq!(writer.mode(), LockMode::Write);
+    // Another writer waits for its turn, and gives up after its bound.
     let started = Instant::now();
-    let err = lock::acquire(&sb.ledger, LockMode::Exclusive, Duration::from_millis(300))
-        .expect_err("exclusive while shared locks are held");
+    let err = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_millis(300))
+        .expect_err("one writer at a time");
     assert!(started.elapsed() >= Duration::from_millis(290));
     assert!(matches!(err, StoreError::Busy { .. }), "{err:?}");
     assert!(err.to_string().starts_with("ledger busy: "), "{err}");
-    drop(first);
-    lock::acquire(&sb.ledger, LockMode::Exclusive, Duration::from_millis(300))
-        .expect_err("one shared holder is still there");
-    drop(second);
-    lock::acquire(&sb.ledger, LockMode::Exclusive, Duration::from_millis(300))
-        .expect("no holder left");
+    // So does maintenance.
+    lock::acquire(
+        &sb.ledger,
+        LockMode::Maintenance,
+        Duration::from_millis(300),
+    )
+    .expect_err("the writer is still there");
+    drop(writer);
+    lock::acquire(
+        &sb.ledger,
+        LockMode::Maintenance,
+        Duration::from_millis(300),
+    )
+    .expect("no holder left");
+}
+
+#[test]
+fn a_waiting_maintenance_command_keeps_new_writers_out() {
+    // The turnstile: while `rebuild` waits for the current writer, no new writer starts,
+    // so a stream of short writers cannot keep it out for ever.
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example"]);
+    let writer = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
+    let rebuild = Command::new(assert_cmd::cargo::cargo_bin("cite"))
+        .arg("--ledger")
+        .arg(&sb.ledger)
+        .args(["--wait", "20", "rebuild"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rebuild");
+    thread::sleep(Duration::from_millis(300));
+    let (code, _, stderr, _) = run(&sb, &["--wait", "0.5", "add", "https://b.example"]);
+    assert_eq!(
+        code, 1,
+        "a writer went ahead of the waiting rebuild: {stderr}"
+    );
+    assert!(stderr.contains("ledger busy"), "{stderr}");
+    assert!(stderr.contains("a maintenance command"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("pid {}", std::process::id())),
+        "{stderr}"
+    );
+    drop(writer);
+    let out = rebuild.wait_with_output().expect("rebuild");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        sb.ok(&["add", "https://b.example"]),
+        "[2] https://b.example\n"
+    );
 }
 
 #[test]
@@ -164,7 +200,7 @@ fn helper_hold_exclusive_lock() {
     };
     let _held = lock::acquire(
         Path::new(&path),
-        LockMode::Exclusive,
+        LockMode::Maintenance,
         Duration::from_secs(5),
     )
     .expect("helper takes the lock");
@@ -248,36 +284,28 @@ fn a_killed_holder_leaves_no_stale_lock() {
 }
 
 #[test]
-fn busy_never_names_a_dead_holder() {
-    // The pid in the lock file is only true while its writer holds the lock exclusively.
-    // A holder killed without releasing leaves its pid behind; a later waiter blocked by
-    // shared holders must not name that process (its pid may even have been reused).
+fn busy_names_only_live_holders() {
+    // The holder is whoever the kernel says holds the lock as the wait ends: never a
+    // holder that died (its pid may even have been reused) or one that released.
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
     let holder = Holder::spawn(&sb.ledger);
     let dead = holder.pid();
     holder.kill();
+    drop(exclusive(&sb.ledger));
 
-    let _shared = lock::acquire(&sb.ledger, LockMode::Shared, Duration::from_secs(1)).unwrap();
-    let err = lock::acquire(&sb.ledger, LockMode::Exclusive, Duration::from_millis(200))
-        .expect_err("a shared holder blocks maintenance");
-    let StoreError::Busy { holder, .. } = &err else {
+    let _writer = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
+    let err = lock::acquire(
+        &sb.ledger,
+        LockMode::Maintenance,
+        Duration::from_millis(200),
+    )
+    .expect_err("the writer blocks maintenance");
+    let StoreError::Busy { holders, .. } = &err else {
         panic!("expected busy, got {err:?}");
     };
-    assert_ne!(*holder, Some(dead), "names the dead holder: {err}");
+    assert_eq!(holders, &[std::process::id()], "{err}");
     assert!(!err.to_string().contains(&format!("pid {dead}")), "{err}");
-
-    // The same after an exclusive holder that released normally.
-    drop(_shared);
-    drop(exclusive(&sb.ledger));
-    let _shared = lock::acquire(&sb.ledger, LockMode::Shared, Duration::from_secs(1)).unwrap();
-    let err = lock::acquire(&sb.ledger, LockMode::Exclusive, Duration::from_millis(200))
-        .expect_err("a shared holder blocks maintenance");
-    let me = format!("pid {}", std::process::id());
-    assert!(
-        !err.to_string().contains(&me),
-        "names a released holder: {err}"
-    );
 }
 
 #[test]

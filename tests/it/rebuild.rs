@@ -131,7 +131,7 @@ fn rebuild_refuses_a_broken_log_and_changes_nothing() {
 fn rebuild_waits_for_the_exclusive_lock_no_longer_than_told() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
-    let held = lock::acquire(&sb.ledger, LockMode::Exclusive, Duration::from_secs(1)).unwrap();
+    let held = lock::acquire(&sb.ledger, LockMode::Maintenance, Duration::from_secs(1)).unwrap();
     let started = Instant::now();
     let out = sb
         .cite()
@@ -150,9 +150,9 @@ fn rebuild_waits_for_the_exclusive_lock_no_longer_than_told() {
         took >= Duration::from_millis(450) && took < Duration::from_secs(3),
         "gave up after {took:?}"
     );
-    // A shared holder (any normal command) blocks it the same way.
+    // A writer blocks it the same way.
     drop(held);
-    let shared = lock::acquire(&sb.ledger, LockMode::Shared, Duration::from_secs(1)).unwrap();
+    let shared = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
     let out = sb.cite().args(["--wait", "0", "rebuild"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ledger busy"));

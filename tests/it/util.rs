@@ -2,6 +2,7 @@
 //! Shared test helpers: each test gets its own temp dir, ledger path and `cite` command.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use tempfile::TempDir;
@@ -24,6 +25,30 @@ impl Sandbox {
         let mut cmd = cite_bin();
         cmd.arg("--ledger").arg(&self.ledger);
         cmd
+    }
+
+    /// `cite --ledger PATH` for another ledger path.
+    pub fn cite_at(&self, ledger: &Path) -> Command {
+        let mut cmd = cite_bin();
+        cmd.arg("--ledger").arg(ledger);
+        cmd
+    }
+
+    /// Runs `cite --ledger LEDGER ARGS…` and returns what happened, whatever the exit.
+    pub fn run(&self, args: &[&str]) -> Outcome {
+        self.run_at(&self.ledger, args)
+    }
+
+    /// Runs `cite --ledger PATH ARGS…` and returns what happened, whatever the exit.
+    pub fn run_at(&self, ledger: &Path, args: &[&str]) -> Outcome {
+        let started = Instant::now();
+        let out = self
+            .cite_at(ledger)
+            .args(args)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .expect("run cite");
+        Outcome::from_output(out, started.elapsed())
     }
 
     /// Writes `text` to `name` inside the sandbox and returns its path.
@@ -57,4 +82,25 @@ pub fn cite_bin() -> Command {
         .env_remove("XDG_DATA_HOME")
         .env("NO_COLOR", "1");
     cmd
+}
+
+/// What one run of `cite` did.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The exit code; -1 when a signal ended it.
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub took: Duration,
+}
+
+impl Outcome {
+    pub fn from_output(out: std::process::Output, took: Duration) -> Outcome {
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            took,
+        }
+    }
 }

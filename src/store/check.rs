@@ -1,0 +1,135 @@
+//! The audit of the file itself: can redb still use it?
+//!
+//! The log audit reads the store through read transactions, which touch only the pages
+//! they need; damage elsewhere (the allocator state, a free page, the end of the file)
+//! passes it, and only the next write fails. So the audit copies the file (under the
+//! writer lock, so that no commit is half-copied), opens the copy for writing, runs
+//! redb's integrity check on it, and commits a trial write to it. The ledger itself is
+//! never written.
+
+use std::fs;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
+use std::time::Duration;
+
+use redb::TableDefinition;
+
+use super::file::{BoundedFile, Deadline};
+use super::lock::{self, LockMode};
+use super::open::builder;
+use super::replay::{Finding, Place};
+use super::{Store, StoreError};
+
+/// Written only into the copy, to prove a write commits.
+const PROBE: TableDefinition<&str, &str> = TableDefinition::new("cite-audit-probe");
+
+fn finding(reason: String) -> Finding {
+    Finding {
+        place: Place::File,
+        reason,
+    }
+}
+
+impl Store {
+    /// Checks that redb can open, verify and write a copy of this ledger's file. Returns
+    /// what is wrong (nothing for a sound file); fails only when no copy could be made.
+    pub fn check_file(&self) -> Result<Vec<Finding>, StoreError> {
+        // A store opened for writing (to repair it) holds the writer lock already.
+        let held = match &self._lock {
+            Some(_) => None,
+            None => match lock::acquire(&self.path, LockMode::Write, self.wait) {
+                Ok(l) => Some(l),
+                Err(e @ (StoreError::Busy { .. } | StoreError::StoreBusy { .. })) => {
+                    return Err(e);
+                }
+                // A lock file that cannot be made (a read-only folder) or is refused
+                // leaves nobody else able to write either: copy without it.
+                Err(_) => None,
+            },
+        };
+        check_copy(&self.path, self.wait, held)
+    }
+}
+
+/// Copies the file at `path` while `held` (the writer lock, where it could be taken),
+/// then checks the copy.
+fn check_copy(
+    path: &Path,
+    wait: Duration,
+    held: Option<lock::LedgerLock>,
+) -> Result<Vec<Finding>, StoreError> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let copy = dir
+        .and_then(|d| {
+            tempfile::Builder::new()
+                .prefix(".cite-audit-")
+                .tempfile_in(d)
+                .ok()
+        })
+        .map_or_else(tempfile::NamedTempFile::new, Ok)
+        .map_err(|source| StoreError::Io {
+            action: "create a scratch copy for the file check in",
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    fs::copy(path, copy.path()).map_err(|source| StoreError::Io {
+        action: "copy for the file check",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    drop(held);
+    // The copy keeps the ledger's mode; a read-only ledger is still checked for writes.
+    let mut perms = fs::metadata(copy.path())
+        .map_err(|source| StoreError::Io {
+            action: "inspect the scratch copy",
+            path: copy.path().to_path_buf(),
+            source,
+        })?
+        .permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    let _ = fs::set_permissions(copy.path(), perms);
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| probe(copy.path(), wait)));
+    Ok(match outcome {
+        Ok(Ok(())) => Vec::new(),
+        Ok(Err(reason)) => vec![finding(reason)],
+        Err(_) => vec![finding(
+            "redb could not make sense of its pages: the file is damaged — a write would fail; restore the ledger from a backup".into(),
+        )],
+    })
+}
+
+/// Opens the copy at `path` for writing, checks its integrity, and commits a write.
+fn probe(path: &Path, wait: Duration) -> Result<(), String> {
+    let damaged = |what: &str, e: &dyn std::fmt::Display| {
+        format!("{what}: {e} — a write would fail; restore the ledger from a backup")
+    };
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| damaged("the copy cannot be opened", &e))?;
+    let backend = BoundedFile::new(file, Deadline::new(wait))
+        .map_err(|e| damaged("redb cannot open the file", &e))?;
+    let mut db = builder()
+        .create_with_backend(backend)
+        .map_err(|e| damaged("redb cannot open the file", &e))?;
+    match db.check_integrity() {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(
+                "redb's integrity check found damage (it could repair only the copy) — a write would fail or lose data; restore the ledger from a backup".into(),
+            );
+        }
+        Err(e) => return Err(damaged("redb's integrity check fails", &e)),
+    }
+    let write = || -> Result<(), redb::Error> {
+        let txn = db.begin_write()?;
+        txn.open_table(PROBE)?.insert("probe", "ok")?;
+        txn.commit()?;
+        Ok(())
+    };
+    write().map_err(|e| damaged("a trial write to a copy fails", &e))?;
+    db.close()
+        .map_err(|e| damaged("a trial write to a copy cannot be closed", &e))
+}
