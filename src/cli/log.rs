@@ -22,15 +22,9 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let entries: Box<dyn Iterator<Item = Result<_, CliError>>> = match args.id {
         Some(id) => Box::new(view.history(id)?.into_iter().map(Ok)),
         None => {
-            let only = args.epoch;
-            Box::new(
-                view.log()?
-                    .map(|r| r.map_err(CliError::from))
-                    .filter(move |r| match (r, only) {
-                        (Ok(e), Some(n)) => e.event.epoch() == n,
-                        _ => true,
-                    }),
-            )
+            // Without `--epoch` the log spans every epoch.
+            let only = args.epoch.map(|_| view.epoch());
+            Box::new(view.log(only)?.map(|r| r.map_err(CliError::from)))
         }
     };
     if args.json {

@@ -12,7 +12,10 @@ pub mod url;
 mod view;
 
 pub use audit::{AuditReport, Rebuilt};
-pub use view::{ChainEntry, EventView, LogEntry, RouteCount, SourceDetail, SourceEntry, View};
+pub use view::{
+    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, RouteCount, SourceDetail,
+    SourceEntry, View,
+};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -59,21 +59,108 @@ impl View {
     }
 }
 
-/// One record of the log as `log` and `show` present it.
+/// One record of the log as `log`, `show` and `export --format jsonl` present it.
+///
+/// A listing gives each transaction's origin once: the first entry it shows of a
+/// transaction carries [`EntryOrigin::Shown`], and every later entry of that
+/// transaction [`EntryOrigin::SameTransactionAs`] that entry's seq. Repeating the origin
+/// would repeat the whole command line, so one `add` of k URLs would print k² URLs.
 #[derive(Clone, Debug, Serialize)]
 pub struct LogEntry {
     pub seq: u64,
+    /// Flattened: `time`, `pid`, `actor`, `command`, or `same_transaction_as`.
+    #[serde(flatten)]
+    pub origin: EntryOrigin,
+    pub event: EventView,
+    /// blake3 of this record, hex.
+    pub hash: String,
+    /// blake3 of the previous record, hex.
+    pub prev: String,
+}
+
+/// Who made a change, when, and from which command, as a listing shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct OriginView {
     /// RFC 3339, UTC.
     pub time: String,
     pub pid: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actor: Option<String>,
     pub command: Vec<String>,
-    pub event: EventView,
-    /// blake3 of this record, hex.
-    pub hash: String,
-    /// blake3 of the previous record, hex.
-    pub prev: String,
+}
+
+impl From<&Origin> for OriginView {
+    fn from(origin: &Origin) -> OriginView {
+        let time = OffsetDateTime::from_unix_timestamp_nanos(origin.at_ns)
+            .ok()
+            .and_then(|t| t.format(&Rfc3339).ok())
+            .unwrap_or_else(|| format!("@{}ns", origin.at_ns));
+        OriginView {
+            time,
+            pid: origin.pid,
+            actor: origin.actor.clone(),
+            command: origin.command.clone(),
+        }
+    }
+}
+
+/// Where a [`LogEntry`]'s origin is to be read.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum EntryOrigin {
+    /// The first entry of its transaction in the listing carries the origin itself,
+    /// even when the listing starts in the middle of the transaction (`log --id`).
+    Shown(OriginView),
+    /// A later entry of the same transaction: the seq of the entry, earlier in the same
+    /// listing, that carries the origin. In the whole log that is the transaction's
+    /// first record, the one the stored record's own provenance names.
+    SameTransactionAs { same_transaction_as: u64 },
+}
+
+/// Gives each transaction's origin to the first entry of it that a listing shows, and
+/// a pointer to that entry to the others. A write transaction's records are
+/// consecutive in the log and listings go in seq order, so remembering the last
+/// transaction shown suffices, and a listing that skips records (`--id`, `--epoch`)
+/// still finds its origin on the first entry it does show.
+#[derive(Default)]
+struct OncePerTransaction {
+    /// The first seq of the last transaction shown, and the seq of its entry that
+    /// carries the origin.
+    last: Option<(Seq, Seq)>,
+}
+
+impl OncePerTransaction {
+    /// The origin for the entry of `record` at `seq`; `resolve` is called only for an
+    /// entry that must carry it.
+    fn origin(
+        &mut self,
+        seq: Seq,
+        record: &Record,
+        resolve: impl FnOnce() -> Result<OriginView>,
+    ) -> Result<EntryOrigin> {
+        let transaction = record.provenance.transaction(seq);
+        match self.last {
+            Some((t, shown)) if t == transaction => Ok(EntryOrigin::SameTransactionAs {
+                same_transaction_as: shown.0,
+            }),
+            _ => {
+                self.last = Some((transaction, seq));
+                Ok(EntryOrigin::Shown(resolve()?))
+            }
+        }
+    }
+
+    /// The entry for `record` at `seq`, whose origin the log stream resolved.
+    fn entry(
+        &mut self,
+        seq: Seq,
+        record: &Record,
+        hash: &event::Hash,
+        origin: &Origin,
+    ) -> Result<LogEntry> {
+        let origin = self.origin(seq, record, || Ok(OriginView::from(origin)))?;
+        Ok(entry(seq, record, hash, origin))
+    }
 }
 
 /// An event in a form meant for people and JSON readers.
@@ -190,32 +277,12 @@ impl EventView {
             },
         }
     }
-
-    /// The epoch the event belongs to; a reset belongs to the epoch it starts.
-    pub fn epoch(&self) -> u64 {
-        match self {
-            EventView::SourceAdded { epoch, .. }
-            | EventView::TitleSet { epoch, .. }
-            | EventView::QuoteAttached { epoch, .. }
-            | EventView::SnapshotStored { epoch, .. }
-            | EventView::Imported { epoch, .. }
-            | EventView::QuoteImported { epoch, .. } => *epoch,
-            EventView::Reset { new_epoch } => *new_epoch,
-        }
-    }
 }
 
-fn entry(seq: Seq, record: &Record, hash: &event::Hash, origin: Origin) -> LogEntry {
-    let time = OffsetDateTime::from_unix_timestamp_nanos(origin.at_ns)
-        .ok()
-        .and_then(|t| t.format(&Rfc3339).ok())
-        .unwrap_or_else(|| format!("@{}ns", origin.at_ns));
+fn entry(seq: Seq, record: &Record, hash: &event::Hash, origin: EntryOrigin) -> LogEntry {
     LogEntry {
         seq: seq.0,
-        time,
-        pid: origin.pid,
-        actor: origin.actor,
-        command: origin.command,
+        origin,
         event: EventView::of(&record.event),
         hash: event::hex(hash),
         prev: event::hex(&record.prev),
@@ -355,12 +422,17 @@ impl View {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
+        let mut once = OncePerTransaction::default();
         for seq in r.history(self.epoch, SourceId(id))? {
             let record = r.record(seq)?.ok_or(StoreError::Corrupted {
                 seq: seq.0,
                 reason: "history names a record that is not in the log".into(),
             })?;
-            let origin = r.origin(seq, &record)?;
+            // The transaction's first record is rarely this source's (an `add` of many
+            // URLs), so the origin is looked up: once per transaction shown.
+            let origin = once.origin(seq, &record, || {
+                Ok(OriginView::from(&r.origin(seq, &record)?))
+            })?;
             out.push(entry(seq, &record, &record.hash(), origin));
         }
         Ok(out)
@@ -380,15 +452,26 @@ impl View {
         })
     }
 
-    /// Every record of the log (all epochs), streamed.
-    pub fn log(&self) -> Result<Box<dyn Iterator<Item = Result<LogEntry>> + '_>> {
-        match &self.reader {
-            None => Ok(Box::new(std::iter::empty())),
-            Some(r) => Ok(Box::new(r.records_with_origin()?.map(|item| {
-                let (seq, record, hash, origin) = item?;
-                Ok(entry(seq, &record, &hash, origin))
-            }))),
-        }
+    /// Every record of the log, or with `only`, the records of that epoch (a reset
+    /// belongs to the epoch it starts), streamed.
+    pub fn log(
+        &self,
+        only: Option<Epoch>,
+    ) -> Result<Box<dyn Iterator<Item = Result<LogEntry>> + '_>> {
+        let Some(r) = &self.reader else {
+            return Ok(Box::new(std::iter::empty()));
+        };
+        let mut once = OncePerTransaction::default();
+        Ok(Box::new(r.records_with_origin()?.filter_map(move |item| {
+            let (seq, record, hash, origin) = match item {
+                Ok(item) => item,
+                Err(e) => return Some(Err(e.into())),
+            };
+            if only.is_some_and(|e| record.event.epoch() != e) {
+                return None;
+            }
+            Some(once.entry(seq, &record, &hash, &origin))
+        })))
     }
 
     /// Every source of the epoch in id order with its stored snapshot hashes, streamed.
@@ -413,11 +496,12 @@ impl View {
         let Some(r) = &self.reader else {
             return Ok(Box::new(std::iter::empty()));
         };
-        Ok(Box::new(r.raw_records_with_origin()?.map(|item| {
+        let mut once = OncePerTransaction::default();
+        Ok(Box::new(r.raw_records_with_origin()?.map(move |item| {
             let (seq, record, bytes, origin) = item?;
             let hash = event::hash_bytes(&bytes);
             Ok(ChainEntry {
-                entry: entry(seq, &record, &hash, origin),
+                entry: once.entry(seq, &record, &hash, &origin)?,
                 record: bytes,
             })
         })))

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::ledger::{EventView, LogEntry, RouteCount, Source, SourceDetail};
+use crate::ledger::{EntryOrigin, EventView, LogEntry, RouteCount, Source, SourceDetail};
 
 /// `[ID] URL` — what `add` and `ingest` print per input URL.
 pub fn id_line(s: &Source) -> String {
@@ -97,21 +97,35 @@ pub fn describe(event: &EventView) -> String {
     }
 }
 
-/// `log`: `#SEQ TIME pid PID[ actor A]  WHAT  <- COMMAND`.
+/// `log`: `#SEQ TIME pid PID[ actor A]  WHAT  <- COMMAND` for the first entry shown of
+/// a transaction, `#SEQ (same transaction as #FIRST)  WHAT` for the others. The origin
+/// is not repeated: it holds the whole command line, so repeating it made one `add` of
+/// k URLs print k² URLs.
 pub fn log_line(e: &LogEntry) -> String {
-    let actor = match &e.actor {
-        Some(a) => format!(" actor {a}"),
-        None => String::new(),
-    };
-    format!(
-        "#{} {} pid {}{}  {}  <- {}",
-        e.seq,
-        e.time,
-        e.pid,
-        actor,
-        describe(&e.event),
-        shell_words(&e.command)
-    )
+    let what = describe(&e.event);
+    match &e.origin {
+        EntryOrigin::Shown(o) => {
+            let actor = match &o.actor {
+                Some(a) => format!(" actor {a}"),
+                None => String::new(),
+            };
+            format!(
+                "#{} {} pid {}{}  {}  <- {}",
+                e.seq,
+                o.time,
+                o.pid,
+                actor,
+                what,
+                shell_words(&o.command)
+            )
+        }
+        EntryOrigin::SameTransactionAs {
+            same_transaction_as,
+        } => format!(
+            "#{} (same transaction as #{same_transaction_as})  {what}",
+            e.seq
+        ),
+    }
 }
 
 /// A command line as a shell would accept it back, quoting only where needed.

@@ -101,6 +101,21 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// The epoch the event belongs to; a reset belongs to the epoch it starts.
+    pub fn epoch(&self) -> Epoch {
+        match self {
+            Event::SourceAdded(SourceAdded { epoch, .. })
+            | Event::TitleSet { epoch, .. }
+            | Event::QuoteAttached(QuoteAttached { epoch, .. })
+            | Event::SnapshotStored { epoch, .. }
+            | Event::Imported { epoch, .. }
+            | Event::QuoteImported { epoch, .. } => *epoch,
+            Event::Reset { new_epoch } => *new_epoch,
+        }
+    }
+}
+
 /// Where a quote sits in its snapshot: a W3C TextQuoteSelector, with the character
 /// (Unicode scalar value) offsets of the match.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -169,6 +184,15 @@ impl Provenance {
         match self {
             Provenance::Origin(o) => Some(o),
             Provenance::SameAs(_) => None,
+        }
+    }
+
+    /// The seq of the first record of the transaction that wrote the record at `own`:
+    /// `own` itself when the record carries the origin.
+    pub fn transaction(&self, own: Seq) -> Seq {
+        match self {
+            Provenance::Origin(_) => own,
+            Provenance::SameAs(first) => *first,
         }
     }
 }

@@ -515,20 +515,23 @@ pub struct Reader {
 }
 
 /// Resolves each record's origin as the log streams by: a transaction's first record
-/// carries it, and its later records point back at that one.
+/// carries it, and its later records point back at that one. The origin is shared, not
+/// copied per record: it holds the whole command line, so a copy per record of a
+/// k-URL `add` would cost k² bytes.
 fn with_origin<T>(
     records: impl Iterator<Item = Result<(Seq, Record, T), StoreError>>,
-) -> impl Iterator<Item = Result<(Seq, Record, T, Origin), StoreError>> {
-    let mut last: Option<(Seq, Origin)> = None;
+) -> impl Iterator<Item = Result<(Seq, Record, T, Arc<Origin>), StoreError>> {
+    let mut last: Option<(Seq, Arc<Origin>)> = None;
     records.map(move |item| {
         let (seq, record, extra) = item?;
         let origin = match &record.provenance {
             Provenance::Origin(o) => {
-                last = Some((seq, o.clone()));
-                o.clone()
+                let o = Arc::new(o.clone());
+                last = Some((seq, Arc::clone(&o)));
+                o
             }
             Provenance::SameAs(first) => match &last {
-                Some((s, o)) if s == first => o.clone(),
+                Some((s, o)) if s == first => Arc::clone(o),
                 _ => {
                     return Err(StoreError::Corrupted {
                         seq: seq.0,
@@ -547,11 +550,13 @@ fn with_origin<T>(
 /// The exact bytes stored for a record: what its hash is taken over.
 pub type RawRecord = Vec<u8>;
 
-/// A record of the log with its seq, its stored bytes and its resolved origin.
-pub type RawLoggedRecord = (Seq, Record, RawRecord, Origin);
+/// A record of the log with its seq, its stored bytes and its resolved origin, shared
+/// by the records of one transaction.
+pub type RawLoggedRecord = (Seq, Record, RawRecord, Arc<Origin>);
 
-/// A record of the log with its seq, its hash and its resolved origin.
-pub type LoggedRecord = (Seq, Record, Hash, Origin);
+/// A record of the log with its seq, its hash and its resolved origin, shared by the
+/// records of one transaction.
+pub type LoggedRecord = (Seq, Record, Hash, Arc<Origin>);
 
 /// One source as the views hold it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -215,15 +215,38 @@ fn jsonl_lets_anyone_recheck_the_chain_across_epochs() {
     assert_eq!(lines.len(), log.len());
     assert_eq!(lines.len(), 8);
     let mut prev = "0".repeat(64);
+    let mut with_origin = 0;
     for (line, entry) in lines.iter().zip(&log) {
         let obj = line.as_object().unwrap();
         let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
-        assert_eq!(
-            keys,
-            [
-                "seq", "time", "pid", "command", "event", "hash", "prev", "record"
-            ]
-        );
+        // A transaction's first record gives its origin; its later records point at it.
+        if let Some(first) = line["same_transaction_as"].as_u64() {
+            assert_eq!(
+                keys,
+                [
+                    "seq",
+                    "same_transaction_as",
+                    "event",
+                    "hash",
+                    "prev",
+                    "record"
+                ]
+            );
+            let carrier = &lines[usize::try_from(first).unwrap() - 1];
+            assert!(carrier["command"].is_array(), "{carrier}");
+            // The stored bytes say the same: format 1, provenance variant 1 (`SameAs`),
+            // then the seq as a varint (one byte here).
+            let record = unhex(line["record"].as_str().unwrap());
+            assert_eq!(record[..3], [1, 1, u8::try_from(first).unwrap()]);
+        } else {
+            with_origin += 1;
+            assert_eq!(
+                keys,
+                [
+                    "seq", "time", "pid", "command", "event", "hash", "prev", "record"
+                ]
+            );
+        }
         // Recompute the hash from the stored bytes alone, and follow the links.
         let record = unhex(line["record"].as_str().unwrap());
         assert_eq!(
@@ -246,6 +269,8 @@ fn jsonl_lets_anyone_recheck_the_chain_across_epochs() {
         .filter_map(|l| l["event"]["epoch"].as_u64())
         .collect();
     assert!(epochs.contains(&1) && epochs.contains(&2), "{epochs:?}");
+    // `add --snapshot` writes two records in one transaction.
+    assert!(with_origin < lines.len(), "{text}");
     // A flipped byte in a record no longer matches its hash.
     let mut bad = unhex(lines[2]["record"].as_str().unwrap());
     bad[5] ^= 1;

@@ -140,14 +140,20 @@ fn a_sources_py_ledger_keeps_ids_urls_titles_dates_and_quotes() {
         json!({"kind": "imported", "epoch": 1, "from": file.display().to_string(),
                "sources": 4, "quotes": 3})
     );
-    // One transaction: every record shares the import's command line.
-    assert!(log.iter().all(|e| {
-        e["command"]
+    // One transaction: the first record carries the import's command line, and every
+    // other one points back at it.
+    assert!(
+        log[0]["command"]
             .as_array()
             .unwrap()
             .iter()
             .any(|w| w == "import")
-    }));
+    );
+    assert!(
+        log[1..]
+            .iter()
+            .all(|e| e["same_transaction_as"] == log[0]["seq"])
+    );
     let text = sb.ok(&["log"]);
     assert!(
         text.contains("imported 4 source(s) and 3 quote(s) from"),
