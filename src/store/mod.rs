@@ -384,10 +384,12 @@ impl<'t> Writer<'t> {
             quotes: txn.open_table(QUOTES)?,
         };
         tally.check(&views)?;
+        let events = txn.open_table(EVENTS)?;
+        check_head(&events, &head)?;
         Ok(Writer {
             origin,
             first: None,
-            events: txn.open_table(EVENTS)?,
+            events,
             views,
             snapshots: txn.open_table(SNAPSHOTS)?,
             head,
@@ -507,6 +509,30 @@ impl<'t> Writer<'t> {
         }
         Ok(())
     }
+}
+
+/// Checks that the stored head names the last record of the log, by seq and by hash,
+/// before a record is chained onto it: a new record must never seal a damaged head (or
+/// a truncated log) into the chain.
+fn check_head(
+    events: &impl ReadableTable<u64, &'static [u8]>,
+    head: &Head,
+) -> Result<(), StoreError> {
+    let last = events.last()?;
+    let (seq, hash) = match &last {
+        None => (0, GENESIS),
+        Some((k, v)) => (k.value(), event::hash_bytes(v.value())),
+    };
+    if seq != head.seq.0 || hash != head.hash {
+        return Err(StoreError::CorruptedEntry {
+            what: "the stored head of the log".into(),
+            reason: format!(
+                "it names record {}, but the log ends at record {seq}, or that record was changed; nothing was written",
+                head.seq.0
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// A read snapshot of the store.

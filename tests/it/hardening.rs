@@ -14,6 +14,7 @@ use cite::store::Store;
 use cite::store::event::{Epoch, Event, MAX_ID, Origin, SourceAdded, SourceId};
 use cite::store::lock::LockMode;
 use cite::store::tables::{META, SOURCES, URLS};
+use redb::ReadableTable;
 
 use crate::audit::{audit, audit_ok, tamper};
 use crate::util::{Outcome, Sandbox};
@@ -214,6 +215,33 @@ fn issue8_a_url_index_entry_pointing_elsewhere_is_noticed() {
             .insert((1, "https://b.example"), 3)
             .unwrap();
     });
+}
+
+#[test]
+fn issue8_a_damaged_tally_is_noticed() {
+    refuses_until_rebuilt(EVERY_ADD, |txn| {
+        let mut meta = txn.open_table(META).unwrap();
+        let mut tally = meta.get("tally").unwrap().unwrap().value().to_vec();
+        tally[16] = 2; // the highest id: [2], not [3]
+        meta.insert("tally", tally.as_slice()).unwrap();
+    });
+}
+
+#[test]
+fn issue8_no_record_is_chained_onto_a_damaged_head() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example", "https://b.example"]);
+    let before = records(&sb.ledger);
+    tamper(&sb.ledger, |txn| {
+        let mut meta = txn.open_table(META).unwrap();
+        let mut head = meta.get("head").unwrap().unwrap().value().to_vec();
+        head[20] ^= 1;
+        meta.insert("head", head.as_slice()).unwrap();
+    });
+    let out = sb.run(&["add", "https://c.example"]);
+    assert_fails_with(&out, 1, "the stored head of the log is corrupted");
+    assert!(out.stderr.contains("run `cite audit`"), "{}", out.stderr);
+    assert_eq!(records(&sb.ledger), before);
 }
 
 // ---- 3. the lock file is never followed, truncated or written ----------------------------
