@@ -58,38 +58,25 @@ fn check_copy(
     wait: Duration,
     held: Option<lock::LedgerLock>,
 ) -> Result<Vec<Finding>, StoreError> {
+    // An anonymous file (O_TMPFILE where the system has it): a killed audit leaves no
+    // copy of the ledger behind. Beside the ledger first, where there is room for one.
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let copy = dir
-        .and_then(|d| {
-            tempfile::Builder::new()
-                .prefix(".cite-audit-")
-                .tempfile_in(d)
-                .ok()
-        })
-        .map_or_else(tempfile::NamedTempFile::new, Ok)
+    let mut copy = dir
+        .and_then(|d| tempfile::tempfile_in(d).ok())
+        .map_or_else(tempfile::tempfile, Ok)
         .map_err(|source| StoreError::Io {
             action: "create a scratch copy for the file check in",
             path: std::env::temp_dir(),
             source,
         })?;
-    fs::copy(path, copy.path()).map_err(|source| StoreError::Io {
+    let copied = fs::File::open(path).and_then(|mut from| std::io::copy(&mut from, &mut copy));
+    copied.map_err(|source| StoreError::Io {
         action: "copy for the file check",
         path: path.to_path_buf(),
         source,
     })?;
     drop(held);
-    // The copy keeps the ledger's mode; a read-only ledger is still checked for writes.
-    let mut perms = fs::metadata(copy.path())
-        .map_err(|source| StoreError::Io {
-            action: "inspect the scratch copy",
-            path: copy.path().to_path_buf(),
-            source,
-        })?
-        .permissions();
-    #[allow(clippy::permissions_set_readonly_false)]
-    perms.set_readonly(false);
-    let _ = fs::set_permissions(copy.path(), perms);
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| probe(copy.path(), wait)));
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| probe(copy, wait)));
     Ok(match outcome {
         Ok(Ok(())) => Vec::new(),
         Ok(Err(reason)) => vec![finding(reason)],
@@ -99,16 +86,11 @@ fn check_copy(
     })
 }
 
-/// Opens the copy at `path` for writing, checks its integrity, and commits a write.
-fn probe(path: &Path, wait: Duration) -> Result<(), String> {
+/// Opens the copy in `file` for writing, checks its integrity, and commits a write.
+fn probe(file: fs::File, wait: Duration) -> Result<(), String> {
     let damaged = |what: &str, e: &dyn std::fmt::Display| {
         format!("{what}: {e} — a write would fail; restore the ledger from a backup")
     };
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|e| damaged("the copy cannot be opened", &e))?;
     let backend = BoundedFile::new(file, Deadline::new(wait))
         .map_err(|e| damaged("redb cannot open the file", &e))?;
     let mut db = builder()

@@ -68,9 +68,16 @@ impl Drop for LedgerLock {
     }
 }
 
-/// The sidecar path of a ledger: the ledger's path with `.lock` appended.
+/// The sidecar path of a ledger: the ledger's path with `.lock` appended. A ledger path
+/// that is a symbolic link is resolved first, so that every spelling of one ledger
+/// meets at one lock.
 pub fn lock_path(ledger: &Path) -> PathBuf {
-    let mut os = ledger.as_os_str().to_owned();
+    let is_link = std::fs::symlink_metadata(ledger).is_ok_and(|m| m.file_type().is_symlink());
+    let resolved = match is_link {
+        true => std::fs::canonicalize(ledger).ok(),
+        false => None,
+    };
+    let mut os = resolved.as_deref().unwrap_or(ledger).as_os_str().to_owned();
     os.push(".lock");
     PathBuf::from(os)
 }

@@ -301,6 +301,35 @@ fn issue8_the_lock_file_is_never_written() {
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me\n");
 }
 
+#[test]
+fn issue8_every_spelling_of_a_ledger_meets_at_one_lock() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example"]);
+    let link = sb.path().join("link.redb");
+    std::os::unix::fs::symlink(&sb.ledger, &link).unwrap();
+    let held =
+        cite::store::lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
+    let out = sb.run_at(&link, &["--wait", "0.3", "add", "https://b.example"]);
+    assert_fails_with(&out, 1, "ledger busy");
+    drop(held);
+    assert_eq!(
+        sb.cite_at(&link)
+            .args(["add", "https://b.example"])
+            .output()
+            .unwrap()
+            .stdout,
+        b"[2] https://b.example\n"
+    );
+    // `audit` checks a copy it leaves nowhere.
+    audit_ok(&link);
+    let mut names: Vec<String> = std::fs::read_dir(sb.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["ledger.redb", "ledger.redb.lock", "link.redb"]);
+}
+
 // ---- 4. a creation killed at any moment leaves no half-made ledger -----------------------
 
 #[test]
