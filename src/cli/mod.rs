@@ -38,7 +38,8 @@ use crate::ledger::{Context, Ledger};
 #[derive(Parser, Debug)]
 #[command(name = "cite", version, about, max_term_width = 100)]
 pub struct Cli {
-    /// Ledger file (default: $CITE_LEDGER, else $XDG_DATA_HOME/cite/ledger.redb)
+    /// Ledger file (default: $CITE_LEDGER, else $HERMES_CITATION_LEDGER, else
+    /// $XDG_DATA_HOME/cite/ledger.redb)
     #[arg(long, global = true, value_name = "PATH")]
     ledger: Option<PathBuf>,
 
@@ -94,13 +95,15 @@ fn parse_wait(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Where the ledger lives: `--ledger`, else `$CITE_LEDGER`, else the XDG data folder.
+/// Where the ledger lives: `--ledger`, else `$CITE_LEDGER`, else
+/// `$HERMES_CITATION_LEDGER` (the skill's variable, so that subagents sharing a ledger
+/// as the skill says keep sharing it), else the XDG data folder.
 fn ledger_path(flag: Option<PathBuf>) -> Result<PathBuf, CliError> {
     if let Some(p) = flag {
         return Ok(p);
     }
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if let Some(p) = env("CITE_LEDGER") {
+    if let Some(p) = env("CITE_LEDGER").or_else(|| env("HERMES_CITATION_LEDGER")) {
         return Ok(PathBuf::from(p));
     }
     let data = env("XDG_DATA_HOME")

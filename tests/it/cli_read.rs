@@ -658,6 +658,38 @@ fn cite_ledger_variable_selects_the_ledger() {
 }
 
 #[test]
+fn issue9_the_skills_ledger_variable_is_honoured_after_cite_ledger() {
+    // Subagents that share a ledger the way the skill says ($HERMES_CITATION_LEDGER)
+    // must keep sharing it.
+    let sb = Sandbox::new();
+    let other = sb.path().join("other.redb");
+    cite_bin()
+        .env("HERMES_CITATION_LEDGER", &sb.ledger)
+        .args(["add", "https://a.example"])
+        .assert()
+        .success()
+        .stdout("[1] https://a.example\n");
+    assert_eq!(sb.ok(&["list"]), "[1] https://a.example\n");
+    // $CITE_LEDGER, then --ledger, win over it.
+    cite_bin()
+        .env("HERMES_CITATION_LEDGER", &sb.ledger)
+        .env("CITE_LEDGER", &other)
+        .args(["add", "https://b.example"])
+        .assert()
+        .success()
+        .stdout("[1] https://b.example\n");
+    assert!(other.is_file());
+    // A sources.py JSON ledger there gets the import hint.
+    let json = sb.file("hermes.json", r#"{"version":1,"sources":[]}"#);
+    cite_bin()
+        .env("HERMES_CITATION_LEDGER", &json)
+        .arg("list")
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("import"));
+}
+
+#[test]
 fn xdg_data_home_is_the_default_and_its_folders_are_created() {
     let sb = Sandbox::new();
     let xdg = sb.path().join("xdg/data");

@@ -520,6 +520,7 @@ fn ingest_is_one_transaction() {
         .arg("ingest")
         .arg(&f)
         .env_remove("CITE_LEDGER")
+        .env_remove("HERMES_CITATION_LEDGER")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -56,6 +56,7 @@ fn stream(ledger: &Path, p: usize) -> Vec<Printed> {
             .arg(ledger)
             .args(["--wait", "60", "add", &given])
             .env_remove("CITE_LEDGER")
+            .env_remove("HERMES_CITATION_LEDGER")
             .env_remove("CITE_ACTOR")
             .env_remove("XDG_DATA_HOME")
             .stdout(Stdio::piped())

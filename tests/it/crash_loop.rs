@@ -92,6 +92,7 @@ fn writers_killed_at_random_moments_lose_nothing_they_printed() {
             .arg(&sb.ledger)
             .arg(format!("r{round}"))
             .env_remove("CITE_LEDGER")
+            .env_remove("HERMES_CITATION_LEDGER")
             .env_remove("CITE_ACTOR")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -35,6 +35,7 @@ impl Server {
             .arg(ledger)
             .arg("mcp")
             .env_remove("CITE_LEDGER")
+            .env_remove("HERMES_CITATION_LEDGER")
             .env_remove("CITE_ACTOR")
             .env_remove("XDG_DATA_HOME")
             .stdin(Stdio::piped())

@@ -74,10 +74,12 @@ impl Sandbox {
     }
 }
 
-/// The `cite` binary with `CITE_LEDGER`, `CITE_ACTOR` and `XDG_DATA_HOME` removed.
+/// The `cite` binary with `CITE_LEDGER`, `HERMES_CITATION_LEDGER`, `CITE_ACTOR` and
+/// `XDG_DATA_HOME` removed.
 pub fn cite_bin() -> Command {
     let mut cmd = Command::cargo_bin("cite").expect("cite binary");
     cmd.env_remove("CITE_LEDGER")
+        .env_remove("HERMES_CITATION_LEDGER")
         .env_remove("CITE_ACTOR")
         .env_remove("XDG_DATA_HOME")
         .env("NO_COLOR", "1");
