@@ -1,4 +1,5 @@
-//! Text measures shared by quote checking and draft analysis.
+//! Text measures shared by quote checking and draft analysis, and what a terminal must
+//! not be sent.
 
 /// True for the CJK characters that count as half a word: CJK ideographs
 /// (U+3400–U+9FFF), compatibility ideographs (U+F900–U+FAFF) and kana (U+3040–U+30FF).
@@ -12,6 +13,13 @@ pub fn word_count(text: &str) -> usize {
     let words = text.split_whitespace().count();
     let cjk = text.chars().filter(|&c| is_cjk(c)).count();
     words + cjk / 2
+}
+
+/// True for a character a terminal acts on rather than shows: the C0 controls but tab,
+/// line feed and carriage return, DEL, and the C1 controls (U+0080–U+009F; U+009B alone
+/// starts an escape sequence on some terminals).
+pub fn is_terminal_control(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ mod rebuild;
 mod render;
 mod reset;
 mod show;
+mod terminal;
 mod verify;
 
 use std::ffi::OsString;
@@ -149,7 +150,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     // Locked per flush, not for the whole command: `cite mcp` writes stdout from other
     // threads, and a lock held here would block them forever.
-    let mut out = io::BufWriter::new(io::stdout());
+    let mut out = terminal::Defused::new(io::BufWriter::new(io::stdout()));
     let ledger = cli.ledger.clone();
     // redb may panic on a file altered behind its back; the user gets one clear line.
     let result = panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli, &args, &mut out)))

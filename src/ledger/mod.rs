@@ -216,8 +216,10 @@ pub struct Ledger {
 }
 
 /// A title as stored: trimmed, and each line break with the whitespace around it made
-/// one space, so every rendered entry stays on one line. Other spacing is kept as given,
-/// as `sources.py` keeps it.
+/// one space, so every rendered entry stays on one line; a tab is a space, and every
+/// other control character is U+FFFD. Titles come from web pages: an escape sequence in
+/// one must never reach a terminal. Other spacing is kept as given, as `sources.py`
+/// keeps it.
 pub fn clean_title(title: &str) -> String {
     title
         .split([
@@ -227,6 +229,13 @@ pub fn clean_title(title: &str) -> String {
         .filter(|piece| !piece.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
+        .chars()
+        .map(|c| match c {
+            '\t' => ' ',
+            c if crate::text::is_terminal_control(c) => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 /// Checks an access date: `YYYY-MM-DD`, a real calendar day.

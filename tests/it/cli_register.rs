@@ -676,3 +676,92 @@ fn a_large_ingest_prints_no_progress_when_not_on_a_terminal() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 12_000);
 }
+
+/// True when `text` holds a character a terminal would act on: C0 controls but tab,
+/// line feed and carriage return; DEL; C1 controls.
+fn has_terminal_controls(text: &str) -> bool {
+    text.chars().any(|c| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || ('\u{80}'..='\u{9f}').contains(&c)
+    })
+}
+
+#[test]
+fn issue9_titles_with_terminal_escapes_are_defused_at_registration() {
+    let sb = Sandbox::new();
+    let title = "Evil\u{1b}[2J\u{7}title\u{9b}31m\ttabbed";
+    sb.ok(&["add", "https://a.example", "--title", title]);
+    let input = sb.file(
+        "in.json",
+        r#"[{"url":"https://b.example","title":"From \u001b]0;pwned\u0007 the web"}]"#,
+    );
+    sb.ok(&["ingest", input.to_str().unwrap()]);
+    for args in [
+        &["list"][..],
+        &["show", "1"],
+        &["show", "2"],
+        &["log"],
+        &["render"],
+        &["render", "--style", "bibtex"],
+        &["render", "--style", "footnotes"],
+    ] {
+        let out = sb.ok(args);
+        assert!(!has_terminal_controls(&out), "{args:?}: {out:?}");
+    }
+    let rows = list_json(&sb, &[]);
+    assert_eq!(
+        rows[0]["title"],
+        "Evil\u{fffd}[2J\u{fffd}title\u{fffd}31m tabbed"
+    );
+    assert_eq!(rows[1]["title"], "From \u{fffd}]0;pwned\u{fffd} the web");
+}
+
+#[test]
+fn issue9_control_characters_already_stored_are_escaped_on_output() {
+    // Stored by an earlier cite (or any other writer): the title, the URL as given and
+    // a quote reach the terminal defused.
+    let sb = Sandbox::new();
+    let page = sb.file("page.txt", "a b c d\u{1b}[31m e f g h");
+    sb.ok(&["add", "https://a.example/\u{1b}[2J"]);
+    sb.ok(&[
+        "quote",
+        "1",
+        "--text",
+        "d\u{1b}[31m e f",
+        "--from",
+        page.to_str().unwrap(),
+    ]);
+    let store = cite::store::Store::open_write(
+        &sb.ledger,
+        cite::store::lock::LockMode::Write,
+        std::time::Duration::from_secs(5),
+    )
+    .unwrap();
+    let origin = cite::store::event::Origin {
+        at_ns: 0,
+        pid: 1,
+        actor: Some("\u{1b}[1mactor".into()),
+        command: vec!["cite".into(), "\u{1b}[2J".into()],
+    };
+    store
+        .write(&origin, std::time::Duration::from_secs(5), |w| {
+            w.append(cite::store::event::Event::TitleSet {
+                epoch: cite::store::event::Epoch(1),
+                id: cite::store::event::SourceId(1),
+                title: "raw\u{1b}[2Jtitle\u{85}".into(),
+            })
+            .map(|_| ())
+        })
+        .unwrap();
+    drop(store);
+    for args in [
+        &["list"][..],
+        &["show", "1"],
+        &["log"],
+        &["render"],
+        &["render", "--style", "evidence"],
+        &["export", "--format", "ris"],
+    ] {
+        let out = sb.ok(args);
+        assert!(!has_terminal_controls(&out), "{args:?}: {out:?}");
+    }
+}
