@@ -232,34 +232,106 @@ pub(crate) fn read_input(name: &std::path::Path) -> Result<String, CliError> {
     Ok(crate::input::read_text(name)?)
 }
 
-/// Runs `write` into a temporary file beside `path`, then renames it over `path`: a
-/// failure or a crash leaves the old file (or none), never half of one. `verb` names
-/// the action in messages (`cannot VERB PATH: …`).
+/// What `path` names for [`write_atomically`]: the file to replace (a symbolic link
+/// resolved) and, when it exists, its metadata.
+pub(crate) struct Rewritable {
+    target: std::path::PathBuf,
+    existing: Option<std::fs::Metadata>,
+}
+
+/// Checks that `path` may be replaced by [`write_atomically`] (see there), before any
+/// work is done or any input read from it.
+pub(crate) fn rewritable(path: &std::path::Path, verb: &str) -> Result<Rewritable, CliError> {
+    let shown = path.display();
+    if path.as_os_str() == "-" {
+        return Err(CliError::usage(format!(
+            "cannot {verb} `-`: give a file path (standard input and output cannot be rewritten in place)"
+        )));
+    }
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+            Ok(t) => t,
+            // A link to nothing yet: create what it points at.
+            Err(_) => match (std::fs::read_link(path), path.parent()) {
+                (Ok(t), Some(dir)) => dir.join(t),
+                (Ok(t), None) => t,
+                (Err(e), _) => {
+                    return Err(CliError::failed(format!("cannot {verb} {shown}: {e}")));
+                }
+            },
+        },
+        _ => path.to_path_buf(),
+    };
+    let fail = |e: io::Error| CliError::failed(format!("cannot {verb} {shown}: {e}"));
+    let existing = match std::fs::metadata(&target) {
+        Ok(m) if !m.is_file() => {
+            return Err(CliError::usage(format!(
+                "cannot {verb} {shown}: it is not a regular file ({}) — give a file path",
+                crate::store::lock::file_kind(&m)
+            )));
+        }
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(fail(e)),
+    };
+    if existing.is_some() {
+        // Opening for writing changes nothing, and asks the question the rename would not.
+        if let Err(e) = std::fs::OpenOptions::new().write(true).open(&target) {
+            return Err(match e.kind() {
+                io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
+                    CliError::failed(format!(
+                        "cannot {verb} {shown}: it is read-only for you — nothing was written"
+                    ))
+                }
+                _ => fail(e),
+            });
+        }
+    }
+    Ok(Rewritable { target, existing })
+}
+
+/// Runs `write` into a temporary file beside the file `path` names, then renames it into
+/// place: a failure or a crash leaves the old file (or none), never half of one. `verb`
+/// names the action in messages (`cannot VERB PATH: …`).
+///
+/// Only a regular file is ever replaced: `-`, a FIFO, a device or a folder is refused
+/// (exit 2), and a file this user may not write is refused (exit 1) rather than replaced
+/// by a rename the folder would allow. A symbolic link is written through, to its
+/// target, and stays a link. A replaced file keeps its mode; a new one gets the mode
+/// the umask gives (as any program's new file would), not the temporary file's 0600.
 pub(crate) fn write_atomically<T>(
     path: &std::path::Path,
     verb: &str,
     write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
-    let fail = |e: io::Error| CliError::failed(format!("cannot {verb} {}: {e}", path.display()));
-    let dir = match path.parent() {
+    use std::os::unix::fs::PermissionsExt;
+    let shown = path.display();
+    let fail = |e: io::Error| CliError::failed(format!("cannot {verb} {shown}: {e}"));
+    let Rewritable { target, existing } = rewritable(path, verb)?;
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => std::path::Path::new("."),
     };
     if !dir.is_dir() {
         return Err(CliError::usage(format!(
-            "cannot {verb} {}: no such folder {}",
-            path.display(),
+            "cannot {verb} {shown}: no such folder {}",
             dir.display()
         )));
     }
-    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
+    let tmp = tempfile::Builder::new()
+        .prefix(".cite-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    if let Some(meta) = &existing {
+        tmp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(fail)?;
     }
     let mut out = io::BufWriter::new(tmp);
     let value = write(&mut out)?;
     let tmp = out.into_inner().map_err(|e| fail(e.into_error()))?;
     tmp.as_file().sync_all().map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
+    tmp.persist(&target).map_err(|e| fail(e.error))?;
     Ok(value)
 }

@@ -34,6 +34,10 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         .map(IdSet::parse)
         .transpose()
         .map_err(|e| CliError::usage(format!("--only: {e}")))?;
+    if let Some(path) = &args.replace_in {
+        // Checked before the draft is read: a FIFO would block the read.
+        super::rewritable(path, "rewrite")?;
+    }
     let draft_path = args.replace_in.as_ref().or(args.cited_in.as_ref());
     let draft_text = draft_path.map(|p| read_input(p)).transpose()?;
     let cited = draft_text.as_deref().map(draft::cited_ids);
@@ -49,7 +53,11 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     match (&args.replace_in, draft_text) {
         (Some(path), Some(text)) => {
             let body = draft::body_without_block(&text);
-            let rewritten = format!("{}\n\n{}\n", body.trim_end_matches('\n'), block);
+            let mut rewritten = format!("{}\n\n{}\n", body.trim_end_matches('\n'), block);
+            // A draft written with CRLF line endings keeps them, block included.
+            if text.find('\n').is_some_and(|i| text[..i].ends_with('\r')) {
+                rewritten = rewritten.replace("\r\n", "\n").replace('\n', "\r\n");
+            }
             super::write_atomically(path, "rewrite", |out| {
                 Ok(out.write_all(rewritten.as_bytes())?)
             })?;

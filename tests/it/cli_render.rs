@@ -565,3 +565,175 @@ fn epoch_renders_an_old_numbering() {
         .stdout("")
         .stderr(predicate::str::contains("epoch"));
 }
+
+// ---- issue 9, item 9: --replace-in and --output write only where they should ---------
+
+/// Runs `cite ARGS…` against `sb`'s ledger through `sh -c` with `umask` set.
+fn with_umask(sb: &Sandbox, umask: &str, args: &[&str]) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("cite");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("umask {umask}; exec \"$0\" \"$@\""))
+        .arg(bin)
+        .arg("--ledger")
+        .arg(&sb.ledger)
+        .args(args)
+        .env_remove("CITE_LEDGER")
+        .env_remove("HERMES_CITATION_LEDGER");
+    cmd.output().unwrap()
+}
+
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn issue9_replace_in_a_symlink_writes_through_to_its_target() {
+    let sb = three();
+    let target = sb.file("real.md", "Ice floats.[1] Water is dense.[2]\n");
+    let link = sb.path().join("link.md");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    render(&sb, &["--replace-in", s(&link)]);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let text = read(&target);
+    assert!(text.contains("## Sources"), "{text}");
+    assert!(text.contains("[2] https://b.example/y"), "{text}");
+}
+
+#[test]
+fn issue9_replace_in_and_output_refuse_what_is_not_a_regular_file() {
+    let sb = three();
+    let fifo = sb.path().join("fifo.md");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for args in [
+        vec!["render", "--replace-in", "-"],
+        vec!["render", "--replace-in", s(&fifo)],
+        vec!["export", "--format", "ris", "--output", s(&fifo)],
+        vec!["export", "--format", "ris", "--output", "/dev/null"],
+    ] {
+        let out = sb.run(&args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.took < std::time::Duration::from_secs(10), "{args:?}");
+        assert!(
+            out.stderr.contains("not a regular file") || out.stderr.contains("`-`"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    assert!(!sb.path().join("-").exists());
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+}
+
+use std::os::unix::fs::FileTypeExt;
+
+#[test]
+fn issue9_new_export_files_honour_the_umask_and_drafts_keep_their_mode() {
+    let sb = three();
+    let out = with_umask(
+        &sb,
+        "022",
+        &["export", "--format", "ris", "--output", "new.ris"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // `sh -c` runs in the test's working folder.
+    let created = Path::new("new.ris");
+    let m = mode(created);
+    std::fs::remove_file(created).unwrap();
+    assert_eq!(m, 0o644);
+    let out = with_umask(
+        &sb,
+        "077",
+        &[
+            "export",
+            "--format",
+            "ris",
+            "--output",
+            s(&sb.path().join("private.ris")),
+        ],
+    );
+    assert!(out.status.success());
+    assert_eq!(mode(&sb.path().join("private.ris")), 0o600);
+    let draft = sb.file("draft.md", "Ice floats.[1]\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&draft, std::fs::Permissions::from_mode(0o640)).unwrap();
+    render(&sb, &["--replace-in", s(&draft)]);
+    assert_eq!(mode(&draft), 0o640);
+}
+
+#[test]
+fn issue9_a_crlf_draft_stays_crlf() {
+    let sb = three();
+    let draft = sb.file(
+        "draft.md",
+        "Title\r\n\r\nIce floats.[1] Water is dense.[2]\r\n",
+    );
+    for style in STYLES {
+        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
+        let text = read(&draft);
+        assert!(
+            !text.replace("\r\n", "").contains('\n'),
+            "{style}: {text:?}"
+        );
+        assert!(text.ends_with("\r\n"), "{style}: {text:?}");
+    }
+}
+
+#[test]
+fn issue9_a_draft_the_user_cannot_write_is_not_rewritten() {
+    let sb = three();
+    let dir = sb.path().join("shared");
+    std::fs::create_dir(&dir).unwrap();
+    let draft = dir.join("draft.md");
+    std::fs::write(&draft, "Ice floats.[1]\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    // The folder is writable (a rename would succeed); the draft itself is not.
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(&draft, std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&sb.ledger, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("cite");
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let mut cmd = if root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    };
+    let out = cmd
+        .arg("--ledger")
+        .arg(&sb.ledger)
+        .args(["render", "--replace-in"])
+        .arg(&draft)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("read-only"), "{stderr}");
+    assert_eq!(read(&draft), "Ice floats.[1]\n");
+}
