@@ -20,9 +20,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::url::{UrlError, canonicalize};
-use super::{Context, Error, Ledger, Result, check_route, clean_title};
+use super::{Context, Error, Ledger, Result, check_date, check_route, clean_title};
 use crate::store::Store;
-use crate::store::event::{Event, SourceAdded, SourceId};
+use crate::store::event::{Event, MAX_ID, SourceAdded, SourceId};
 use crate::store::lock::LockMode;
 
 /// The `version` of the `sources.py` ledgers this build reads.
@@ -38,6 +38,16 @@ pub enum ImportError {
         "{from} is not a sources.py ledger: {reason} — expected {{\"version\": 1, \"sources\": [{{\"id\": 1, \"url\": \"…\", \"title\": \"…\", \"accessed\": \"YYYY-MM-DD\"}}, …]}}"
     )]
     NotALedger { from: String, reason: String },
+    #[error(
+        "{from}: entry {position} (id {id}): ids above {MAX_ID} (2^53 − 1) are not supported, as JSON readers cannot keep them exact — renumber the entry, then import"
+    )]
+    IdTooLarge {
+        from: String,
+        /// 1-based position in `sources`.
+        position: usize,
+        /// The id as written in the file.
+        id: String,
+    },
     #[error("{from}: entry {position} (id {id}): {error}")]
     BadUrl {
         from: String,
@@ -45,6 +55,16 @@ pub enum ImportError {
         position: usize,
         id: u64,
         error: UrlError,
+    },
+    #[error(
+        "{from}: entry {position} (id {id}): \"accessed\" is not a date: {date:?} — give the access date as YYYY-MM-DD"
+    )]
+    BadDate {
+        from: String,
+        /// 1-based position in `sources`.
+        position: usize,
+        id: u64,
+        date: String,
     },
     #[error(
         "{from}: [{first}] and [{second}] are the same URL once canonicalized ({url}) — merge the two entries in the JSON, then import"
@@ -85,8 +105,8 @@ struct Entry {
     quotes: Vec<QuoteEntry>,
 }
 
-/// A `sources.py` ledger, checked and ready to write: ids unique and ≥ 1, every URL
-/// canonical and distinct. Built only by [`ImportRequest::parse`].
+/// A `sources.py` ledger, checked and ready to write: ids unique, from 1 to [`MAX_ID`],
+/// every URL canonical and distinct, every access date a real day (or none). Built only by [`ImportRequest::parse`].
 #[derive(Clone, Debug)]
 pub struct ImportRequest {
     from: String,
@@ -220,15 +240,29 @@ fn check_entry(raw: RawEntry, position: usize, from: &str) -> Result<Entry, Impo
         from: from.to_string(),
         reason,
     };
+    let not_an_id = |v: &Value| {
+        bad(format!(
+            "entry {position} has no integer \"id\" of 1 or more (got {})",
+            shown(v)
+        ))
+    };
+    let too_large = |v: &Value| ImportError::IdTooLarge {
+        from: from.to_string(),
+        position,
+        id: shown(v),
+    };
     let id = match &raw.id {
-        Some(Value::Number(n)) if n.as_u64().is_some_and(|id| id >= 1) => n.as_u64().unwrap_or(0),
-        Some(v) => {
-            return Err(bad(format!(
-                "entry {position} has no integer \"id\" of 1 or more (got {})",
-                shown(v)
-            )));
-        }
         None => return Err(bad(format!("entry {position} has no \"id\""))),
+        Some(v @ Value::Number(n)) => match (n.as_u64(), n.as_f64()) {
+            (Some(id), _) if id > MAX_ID => return Err(too_large(v)),
+            (Some(id), _) if id >= 1 => id,
+            // Integers past u64, and ones written with an exponent, arrive as floats.
+            (None, Some(f)) if f.fract() == 0.0 && f > MAX_ID as f64 => {
+                return Err(too_large(v));
+            }
+            _ => return Err(not_an_id(v)),
+        },
+        Some(v) => return Err(not_an_id(v)),
     };
     let at = format!("entry {position} (id {id})");
     let string = |field: &str, v: Option<Value>| -> Result<Option<String>, ImportError> {
@@ -258,7 +292,20 @@ fn check_entry(raw: RawEntry, position: usize, from: &str) -> Result<Entry, Impo
         error,
     })?;
     let title = clean_title(&string("title", raw.title)?.unwrap_or_default());
-    let accessed = string("accessed", raw.accessed)?.unwrap_or_default();
+    // An empty date is an unknown one: sources.py always writes one, and the import
+    // does not know when the page was read (today would be false). Any other must be a
+    // real day, written as `add --accessed` writes it.
+    let accessed = match string("accessed", raw.accessed)? {
+        Some(date) if !date.trim().is_empty() => {
+            check_date(&date).map_err(|_| ImportError::BadDate {
+                from: from.to_string(),
+                position,
+                id,
+                date,
+            })?
+        }
+        _ => String::new(),
+    };
     let via = match string("via", raw.via)? {
         None => None,
         Some(v) => Some(check_route(&v).map_err(|_| {
