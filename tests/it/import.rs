@@ -476,3 +476,74 @@ fn a_missing_or_empty_access_date_stays_unknown_and_a_padded_one_is_trimmed() {
         .collect();
     assert_eq!(accessed, [json!(""), json!(""), json!("2025-03-01")]);
 }
+
+/// Entries are written in file order, ids kept: a file not sorted by id imports as one
+/// sorted by id does, and later adds continue after the highest id.
+#[test]
+fn entries_out_of_id_order_import_with_their_ids() {
+    let sb = Sandbox::new();
+    let file = sb.file(
+        "shuffled.json",
+        r#"{"sources": [
+            {"id": 7, "url": "https://g.example", "quotes": [{"text": "seven is a number", "added": "2025-01-07"}]},
+            {"id": 2, "url": "https://b.example"},
+            {"id": 4, "url": "https://d.example"}]}"#,
+    );
+    sb.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(
+        sb.ok(&["list"]),
+        "[2] https://b.example\n[4] https://d.example\n[7] https://g.example  (1 quote)\n"
+    );
+    assert_eq!(
+        sb.ok(&["add", "https://h.example"]),
+        "[8] https://h.example\n"
+    );
+    sb.ok(&["audit"]);
+}
+
+/// Of several problems, the one reported is the first in the file (an entry's own
+/// problem, or its id repeating an earlier one); then URLs that collide.
+#[test]
+fn the_first_problem_in_the_file_is_the_one_reported() {
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example"}, {"id": 1, "url": "https://b.example"},
+            {"id": 3, "url": "nope"}]}"#,
+        2,
+        "id 1 appears twice (entries 1 and 2)",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example"}, {"id": 3, "url": "nope"},
+            {"id": 1, "url": "https://b.example"}]}"#,
+        2,
+        "entry 2 (id 3): not a URL",
+    );
+    refused(
+        r#"{"sources": [{"id": 5, "url": "https://a.example"}, {"id": 6, "url": "https://b.example"},
+            {"id": 2, "url": "https://b.example/"}, {"id": 9, "url": "https://a.example/"},
+            {"id": 6, "url": "https://c.example"}, {"id": 5, "url": "https://d.example"}]}"#,
+        2,
+        "id 6 appears twice (entries 2 and 5)",
+    );
+    refused(
+        r#"{"sources": [{"id": 5, "url": "https://a.example"}, {"id": 6, "url": "https://b.example"},
+            {"id": 2, "url": "https://b.example/"}, {"id": 9, "url": "https://a.example/"}]}"#,
+        2,
+        "[2] and [6] are the same URL once canonicalized (https://b.example)",
+    );
+    // Broken JSON anywhere outranks everything; so does an entry that is not an object.
+    refused(
+        r#"{"sources": [{"id": 1, "url": "nope"}, {"id": 2, "url": "https://a.example"}"#,
+        2,
+        "bad.json is not valid JSON (",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "nope"}, 7], "version": 1}"#,
+        2,
+        "entry 2 of \"sources\" is a number, not an object",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "nope"}], "version": 3}"#,
+        2,
+        "unsupported \"version\" 3",
+    );
+}
