@@ -128,13 +128,13 @@ impl Verification {
 
 /// Checks the draft `text` against `view` with `opts` (SPEC §2, `verify`).
 pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verification> {
-    let analysis = draft::analyze(text);
-    let cited: BTreeSet<u64> = analysis.citations.iter().map(|c| c.id).collect();
-    let listed = analysis
+    let summary = draft::summarize(text);
+    let cited = summary.cited.keys().copied();
+    let listed = summary
         .block
         .iter()
         .flat_map(|b| b.entries.iter().map(|e| e.id));
-    let mentioned: BTreeSet<u64> = cited.iter().copied().chain(listed).collect();
+    let mentioned: BTreeSet<u64> = cited.chain(listed).collect();
     let mut by_id = HashMap::new();
     for id in mentioned {
         if let Some(brief) = view.brief(id)? {
@@ -147,13 +147,13 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
         quoted: view.quoted_count()?,
     };
     let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
-    let report = draft::verify_analysis(&analysis, &facts, opts, &normalize);
+    let report = draft::verify_summary(&summary, &facts, opts, &normalize);
 
     // For each cited source, its quotes: what `--evidence` names.
     let mut evidence = Vec::new();
     if opts.evidence {
-        // The analysis already holds the cited ids: no second pass over the draft.
-        for &id in &cited {
+        // The summary already holds the cited ids: no second pass over the draft.
+        for &id in summary.cited.keys() {
             if facts.has_quotes(id) {
                 let quotes = view.source(id)?.quotes.into_iter().map(|q| q.text);
                 evidence.push(CitedEvidence {
