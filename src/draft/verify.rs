@@ -134,26 +134,23 @@ pub fn verify_summary(
     }
 
     let entries = summary.block.as_ref().map_or(&[][..], |b| &b.entries[..]);
-    // First line of each listed id; its keys are the listed set.
-    let mut listed: BTreeMap<u64, usize> = BTreeMap::new();
-    for e in entries {
-        listed.entry(e.id).or_insert(e.line);
-    }
+    // The entries by id, then line: a run per listed id, its first entry first. A block
+    // can list millions of ids, so this list of references is all that is built of it.
+    let mut sorted: Vec<&super::BlockEntry<'_>> = entries.iter().collect();
+    sorted.sort_by_key(|e| (e.id, e.line));
+    let runs = || sorted.chunk_by(|a, b| a.id == b.id);
+    let listed = |id: &u64| sorted.binary_search_by_key(id, |e| e.id).is_ok();
 
     // As in `sources.py`, a block that lists nothing counts as no block.
-    if !cited.is_empty() && listed.is_empty() {
+    if !cited.is_empty() && sorted.is_empty() {
         errors.push(Finding {
             message: "draft cites sources but has no `Sources:` block — run `render --cited-in`"
                 .into(),
             line: summary.first_citation,
         });
     }
-    if !listed.is_empty() {
-        let missing: Vec<u64> = cited
-            .keys()
-            .filter(|id| !listed.contains_key(id))
-            .copied()
-            .collect();
+    if !sorted.is_empty() {
+        let missing: Vec<u64> = cited.keys().filter(|id| !listed(id)).copied().collect();
         if !missing.is_empty() {
             errors.push(Finding {
                 message: format!(
@@ -165,45 +162,39 @@ pub fn verify_summary(
         }
     }
 
-    // The ledger's URL of each listed id, looked up once per id, not once per entry.
-    let listed_urls: BTreeMap<u64, Option<String>> = listed
-        .keys()
-        .filter(|id| !ledger_urls.contains_key(id))
-        .map(|&id| (id, ledger.url(id)))
-        .collect();
-    let url_of = |id: u64| {
-        ledger_urls
-            .get(&id)
-            .or_else(|| listed_urls.get(&id))
-            .and_then(Option::as_deref)
+    let url_of = |id: u64| match ledger_urls.get(&id) {
+        Some(url) => url.clone(),
+        None => ledger.url(id),
     };
-    let mut sorted: Vec<&super::BlockEntry<'_>> = entries.iter().collect();
-    sorted.sort_by_key(|e| (e.id, e.line));
     // SPEC order: every listed id missing from the ledger (each once), then every wrong
     // URL (each distinct one of an id once). Ids are dense, so one pass in id order would
     // always put the mismatches first.
-    let mut unknown_listed: BTreeSet<u64> = BTreeSet::new();
-    for e in sorted.iter().filter(|e| url_of(e.id).is_none()) {
-        if unknown_listed.insert(e.id) {
+    for run in runs() {
+        if url_of(run[0].id).is_none() {
             errors.push(Finding {
-                message: format!("Sources block lists [{}], which is not in the ledger", e.id),
-                line: Some(e.line),
+                message: format!(
+                    "Sources block lists [{}], which is not in the ledger",
+                    run[0].id
+                ),
+                line: Some(run[0].line),
             });
         }
     }
-    let mut mismatched: BTreeSet<(u64, &str)> = BTreeSet::new();
-    for e in &sorted {
-        if let Some(url) = url_of(e.id)
-            && normalize(&e.url) != url
-            && mismatched.insert((e.id, &e.url))
-        {
-            errors.push(Finding {
-                message: format!(
-                    "Sources block URL for [{}] does not match the ledger (block: {} / ledger: {}) — re-run `render`",
-                    e.id, e.url, url
-                ),
-                line: Some(e.line),
-            });
+    for run in runs() {
+        let Some(url) = url_of(run[0].id) else {
+            continue;
+        };
+        let mut reported: BTreeSet<&str> = BTreeSet::new();
+        for e in run {
+            if normalize(&e.url) != url && reported.insert(&e.url) {
+                errors.push(Finding {
+                    message: format!(
+                        "Sources block URL for [{}] does not match the ledger (block: {} / ledger: {}) — re-run `render`",
+                        e.id, e.url, url
+                    ),
+                    line: Some(e.line),
+                });
+            }
         }
     }
 
@@ -270,18 +261,18 @@ pub fn verify_summary(
         }
     }
 
-    let extra: Vec<u64> = listed
-        .keys()
-        .filter(|id| !cited.contains_key(id))
-        .copied()
+    let extra: Vec<&super::BlockEntry<'_>> = runs()
+        .map(|run| run[0])
+        .filter(|e| !cited.contains_key(&e.id))
         .collect();
     if !extra.is_empty() {
+        let ids: Vec<u64> = extra.iter().map(|e| e.id).collect();
         warnings.push(Finding {
             message: format!(
                 "listed in Sources but never cited inline: {}",
-                id_list(&extra)
+                id_list(&ids)
             ),
-            line: extra.iter().filter_map(|id| listed.get(id)).min().copied(),
+            line: extra.iter().map(|e| e.line).min(),
         });
     }
 
