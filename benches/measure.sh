@@ -4,7 +4,7 @@
 # Needs only cargo, python3 and /usr/bin/time (GNU time, for peak RSS). Installs nothing.
 # Builds --release, builds ledgers of 0, 100,000 and 1,000,000 sources in a temp dir
 # (removed on exit; set KEEP=1 to keep it), then prints each measurement and a markdown
-# table. Usage: benches/measure.sh   (env: RUNS=50 adds per ledger, WORK=/some/dir)
+# table. The import and 200 MB verify inputs come from benches/gen.py. Usage: benches/measure.sh   (env: RUNS=50 adds per ledger, WORK=/some/dir)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -217,6 +217,49 @@ print(f"ingest 100k new URLs into the 1M ledger: {w:.2f} s, peak RSS {mib(k)}")
 rows.append(("`ingest` 100k new URLs into the 1M ledger", f"{w:.2f} s", "—", "reference"))
 rows.append(("peak RSS, `ingest` 100k new URLs into the 1M ledger", mib(k), "< 50 MiB",
              "met" if k < 50 * 1024 else "MISSED"))
+# Peak memory of `import` (a sources.py ledger, streamed twice, never held) and of
+# `verify` of a 200 MB draft (issue 8: under 3x the draft's size plus 30 MiB), on inputs
+# from benches/gen.py.
+gen = os.path.join(os.getcwd(), "benches", "gen.py")
+
+def generate(*args):
+    subprocess.run([sys.executable, gen, *map(str, args)], check=True)
+
+def remove_ledger(path):
+    for p in (path, path + ".lock"):
+        if os.path.exists(p):
+            os.remove(p)
+
+for n, name in ((300_000, "300k"), (1_000_000, "1M")):
+    src = os.path.join(work, f"sources-py-{name}.json")
+    generate("sources-py", n, src)
+    dest = os.path.join(work, f"imported-{name}.redb")
+    w, k = rss(["--ledger", dest, "import", src])
+    os.remove(src)
+    remove_ledger(dest)
+    print(f"import of a {name}-source sources.py ledger: {w:.2f} s, peak RSS {mib(k)}")
+    rows.append((f"`import` of a {name}-source sources.py ledger", f"{w:.2f} s", "—",
+                 "reference"))
+    rows.append((f"peak RSS, `import` of a {name}-source sources.py ledger", mib(k),
+                 "< 50 MiB", "met" if k < 50 * 1024 else "MISSED"))
+
+l1k = os.path.join(work, "l1k-imported.redb")
+src = os.path.join(work, "sources-py-1k.json")
+generate("sources-py", 1000, src)
+run(["--ledger", l1k, "import", src])
+for shape in ("prose", "lines"):
+    d = os.path.join(work, f"draft-200mb-{shape}.md")
+    generate("draft", 200_000_000, 1000, d, shape)
+    size_kib = os.path.getsize(d) / 1024
+    w, k = rss(["--ledger", l1k, "verify", d])
+    os.remove(d)
+    limit = 3 * size_kib + 30 * 1024
+    print(f"verify of a 200 MB draft ({shape}): {w:.2f} s, peak RSS {mib(k)}")
+    rows.append((f"`verify` of a 200 MB draft ({shape}), 1k ledger", f"{w:.2f} s", "—",
+                 "reference"))
+    rows.append((f"peak RSS, `verify` of a 200 MB draft ({shape})", mib(k),
+                 f"< {mib(limit)} (3x + 30 MiB)", "met" if k < limit else "MISSED"))
+
 for name, p in (("100k", l100k), ("1M", l1m)):
     print(f"ledger file size {name}: {os.path.getsize(p) / 2**20:.0f} MiB")
 

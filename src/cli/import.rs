@@ -1,10 +1,11 @@
 //! `cite import LEDGER.json`: a `sources.py` ledger into the current epoch, ids kept.
 
+use std::io;
 use std::path::PathBuf;
 
 use crate::ledger::import::ImportRequest;
 
-use super::{CliError, Env, read_input};
+use super::{CliError, Env};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -18,9 +19,12 @@ pub struct Args {
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let from = args.file.display().to_string();
-    let text = read_input(&args.file)?;
-    let req = ImportRequest::parse(&text, &from).map_err(crate::ledger::Error::from)?;
-    drop(text);
+    let req = if args.file.as_os_str() == "-" {
+        ImportRequest::from_reader(io::stdin().lock(), &from)
+    } else {
+        ImportRequest::open(&args.file, &from)
+    }
+    .map_err(crate::ledger::Error::from)?;
     let mut progress = super::progress("importing", "sources", req.sources());
     let imported = env.ledger.import(&env.ctx, req, &mut progress)?;
     if args.json {

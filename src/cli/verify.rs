@@ -48,9 +48,8 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     };
     let verified = report::verify(&view, &text, &opts)?;
     if args.json {
-        let json =
-            serde_json::to_string_pretty(&verified.to_json()).map_err(std::io::Error::other)?;
-        writeln!(env.out, "{json}")?;
+        serde_json::to_writer_pretty(&mut *env.out, &verified).map_err(std::io::Error::from)?;
+        writeln!(env.out)?;
     } else {
         let mut flushed = false;
         for line in render::verify::lines(&verified) {

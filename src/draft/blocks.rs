@@ -16,80 +16,118 @@
 //! The tail is found in one backward pass (a small dynamic programme over the lines), so
 //! a draft of many block-like lines still costs linear time.
 
-use super::layout::Line;
+use std::borrow::Cow;
+
+use super::BlockEntry;
+use super::layout;
 
 /// The generated tail of a draft.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Tail {
-    /// Index (into the lines) of the tail's first line; the lines before it are the body.
+pub(crate) struct Tail<'a> {
+    /// Index (0-based) of the tail's first line; the lines before it are the body. The
+    /// number of lines when there is no tail.
     pub start: usize,
+    /// Byte offset of the tail's first line (the draft's length when there is no tail).
+    pub offset: usize,
     /// Index of the last Sources header in the tail, if any.
     pub header: Option<usize>,
     /// What the tail lists, in order: `[N] …` entry lines, footnote definitions and BibTeX
-    /// entries, as (line index, id, URL).
-    pub entries: Vec<(usize, u64, String)>,
+    /// entries.
+    pub entries: Vec<BlockEntry<'a>>,
 }
 
-/// Finds the generated tail; `start == lines.len()` when there is none.
-pub(crate) fn tail(lines: &[Line<'_>]) -> Tail {
-    let n = lines.len();
-    // ok[i]: lines[i..] is made only of generated blocks and blank lines.
-    let mut ok = vec![false; n + 1];
-    // next_ok[i]: the first k >= i with ok[k].
-    let mut next_ok = vec![n; n + 1];
-    // run_end[i]: the first k >= i that cannot sit inside a header block's body.
-    let mut run_end = vec![n; n + 1];
-    // close[i]: the `}` closing a BibTeX entry whose field lines start at i.
-    let mut close: Vec<Option<usize>> = vec![None; n + 1];
-    ok[n] = true;
-    for i in (0..n).rev() {
-        let line = &lines[i];
-        let shape = if line.code {
+/// Finds the generated tail.
+///
+/// The backward pass keeps, for the lines after the one it is at (index `i + 1`):
+/// - `ok`: those lines are made only of generated blocks and blank lines;
+/// - `next_ok`: the first index `k >= i + 1` (and its offset) where that holds;
+/// - `run_end`: the first index `k >= i + 1` that cannot sit inside a header block's body;
+/// - `close`: whether a `}` closing a BibTeX entry whose field lines start at `i + 1`
+///   comes before any line that ends such an entry, and if so, `ok` just after it.
+///
+/// Each is a function of the same values one line further down, so the pass holds a few
+/// numbers, not an array per line; which lines are fenced code is known only going
+/// forwards, so a first pass keeps that as one bit per line.
+pub(crate) fn tail(draft: &str) -> Tail<'_> {
+    let mut code: Vec<u64> = Vec::new();
+    let mut n = 0;
+    for line in layout::lines(draft) {
+        if n % 64 == 0 {
+            code.push(0);
+        }
+        if line.code {
+            code[n / 64] |= 1 << (n % 64);
+        }
+        n += 1;
+    }
+    let mut ok = true;
+    let mut next_ok = (n, draft.len());
+    let mut run_end = n;
+    let mut close: Option<bool> = None;
+    for (i, (offset, text)) in (0..n).rev().zip(layout::lines_backwards(draft)) {
+        let shape = if code[i / 64] >> (i % 64) & 1 == 1 {
             Shape::Code
         } else {
-            shape(line.text)
+            shape(text)
         };
-        run_end[i] = match shape {
-            Shape::Blank | Shape::Entry | Shape::Footnote | Shape::Evidence => run_end[i + 1],
-            _ => i,
-        };
-        close[i] = match shape {
-            Shape::BibClose => Some(i),
-            Shape::Code | Shape::Blank | Shape::BibOpen => None,
-            _ if line.text.trim_start().starts_with('@') => None,
-            _ => close[i + 1],
-        };
-        ok[i] = match shape {
-            Shape::Blank | Shape::Footnote => ok[i + 1],
-            Shape::Header => next_ok[i + 1] <= run_end[i + 1],
-            Shape::BibOpen => close[i + 1].is_some_and(|end| ok[end + 1]),
+        let ok_here = match shape {
+            Shape::Blank | Shape::Footnote => ok,
+            Shape::Header => next_ok.0 <= run_end,
+            Shape::BibOpen => close == Some(true),
             _ => false,
         };
-        next_ok[i] = if ok[i] { i } else { next_ok[i + 1] };
+        if !matches!(
+            shape,
+            Shape::Blank | Shape::Entry | Shape::Footnote | Shape::Evidence
+        ) {
+            run_end = i;
+        }
+        close = match shape {
+            Shape::BibClose => Some(ok),
+            Shape::Code | Shape::Blank | Shape::BibOpen => None,
+            _ if text.trim_start().starts_with('@') => None,
+            _ => close,
+        };
+        ok = ok_here;
+        if ok {
+            next_ok = (i, offset);
+        }
     }
-    let start = next_ok[0];
+    let (start, offset) = next_ok;
 
     // Read the tail forwards; it is known to decompose, so this cannot go astray.
     let mut header = None;
     let mut entries = Vec::new();
-    let mut i = start;
-    while i < n {
-        let text = lines[i].text;
-        match shape(text) {
-            Shape::Header => header = Some(i),
-            Shape::Entry => entries.extend(entry(text).map(|(id, url)| (i, id, url))),
-            Shape::Footnote => entries.extend(footnote(text).map(|(id, url)| (i, id, url))),
-            Shape::BibOpen => {
-                let end = close[i + 1].unwrap_or(i);
-                entries.extend(bib_entry(&lines[i..end]).map(|(id, url)| (i, id, url)));
-                i = end;
+    let mut lines = layout::lines(&draft[offset..]);
+    while let Some(line) = lines.next() {
+        let i = start + line.number - 1;
+        let text = line.text;
+        let found = match shape(text) {
+            Shape::Header => {
+                header = Some(i);
+                None
             }
-            _ => {}
-        }
-        i += 1;
+            Shape::Entry => entry(text).map(|(id, url)| (id, Cow::Borrowed(url))),
+            Shape::Footnote => footnote(text).map(|(id, url)| (id, Cow::Borrowed(url))),
+            Shape::BibOpen => {
+                // Its fields run to the first `}` line, which the pass above found.
+                let fields = lines
+                    .by_ref()
+                    .map(|l| l.text)
+                    .take_while(|t| shape(t) != Shape::BibClose);
+                bib_entry(text, fields)
+            }
+            _ => None,
+        };
+        entries.extend(found.map(|(id, url)| BlockEntry {
+            id,
+            url,
+            line: i + 1,
+        }));
     }
     Tail {
         start,
+        offset,
         header,
         entries,
     }
@@ -160,7 +198,7 @@ pub(crate) fn is_sources_header(text: &str) -> bool {
 /// `example.org/page`). Otherwise `[1] and [2] disagree on the date.` under a "Sources"
 /// heading would make the author's paragraph a block, and `render --replace-in` would
 /// delete it.
-pub(crate) fn entry(text: &str) -> Option<(u64, String)> {
+pub(crate) fn entry(text: &str) -> Option<(u64, &str)> {
     let s = text.trim_start().strip_prefix('[')?;
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
     if !(1..=18).contains(&digits) {
@@ -177,8 +215,8 @@ pub(crate) fn entry(text: &str) -> Option<(u64, String)> {
         None => s.split_whitespace().next(),
     }?;
     match first_url(text) {
-        Some(url) => Some((id, url.to_string())),
-        None => looks_like_url(token).then(|| (id, token.to_string())),
+        Some(url) => Some((id, url)),
+        None => looks_like_url(token).then_some((id, token)),
     }
 }
 
@@ -202,7 +240,7 @@ fn looks_like_url(token: &str) -> bool {
 /// A footnote definition as `render --style footnotes` writes it: `[^N]: URL — TITLE`,
 /// the URL first (any `scheme://`, since the ledger also keeps ftp and file URLs). An
 /// author's footnote of prose (`[^1]: As argued…`) is not one.
-fn footnote(text: &str) -> Option<(u64, String)> {
+fn footnote(text: &str) -> Option<(u64, &str)> {
     let s = text.trim_start().strip_prefix("[^")?;
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
     if !(1..=18).contains(&digits) {
@@ -216,7 +254,7 @@ fn footnote(text: &str) -> Option<(u64, String)> {
         && scheme
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'));
-    (scheme_ok && !rest.is_empty()).then(|| (id, first_url(token).unwrap_or(token).to_string()))
+    (scheme_ok && !rest.is_empty()).then(|| (id, first_url(token).unwrap_or(token)))
 }
 
 /// An evidence quote line under an entry: indented, then `>` (`    > "quote"`).
@@ -239,39 +277,42 @@ fn is_bib_open(text: &str) -> bool {
         .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The id and URL of a BibTeX entry as `render --style bibtex` writes it (`lines` runs
-/// from `@misc{sourceN,` to before its `}`): the URL is `howpublished = {\url{…}}`,
-/// unescaped, else the first http(s) URL in the entry, else empty (which the ledger check
-/// then reports).
-fn bib_entry(lines: &[Line<'_>]) -> Option<(u64, String)> {
-    let open = lines.first()?.text.trim();
+/// The id and URL of a BibTeX entry as `render --style bibtex` writes it, from its
+/// `@misc{sourceN,` line and its field lines (up to its `}`), all of which it reads: the
+/// URL is `howpublished = {\url{…}}`, unescaped, else the first http(s) URL in the
+/// entry, else empty (which the ledger check then reports).
+fn bib_entry<'a>(open: &str, fields: impl Iterator<Item = &'a str>) -> Option<(u64, Cow<'a, str>)> {
+    let mut published = None;
+    let mut any_url = None;
+    for field in fields {
+        published = published.or_else(|| howpublished(field));
+        any_url = any_url.or_else(|| first_url(field));
+    }
+    let open = open.trim();
     let id = open
         .get(6..open.len() - 1)?
         .strip_prefix("source")?
         .parse()
         .ok()?;
-    let fields = &lines[1..];
-    let published = fields.iter().find_map(|l| {
-        let value = l.text.trim().strip_prefix("howpublished")?.trim_start();
-        let value = value
-            .strip_prefix('=')?
-            .trim_start()
-            .strip_prefix("{\\url{")?;
-        let value = value
-            .strip_suffix(',')
-            .unwrap_or(value)
-            .strip_suffix("}}")?;
-        Some(unescape(value))
-    });
     let url = published
-        .or_else(|| {
-            fields
-                .iter()
-                .find_map(|l| first_url(l.text))
-                .map(str::to_string)
-        })
+        .map(Cow::Owned)
+        .or(any_url.map(Cow::Borrowed))
         .unwrap_or_default();
     Some((id, url))
+}
+
+/// The URL of a `howpublished = {\url{…}},` field, unescaped.
+fn howpublished(field: &str) -> Option<String> {
+    let value = field.trim().strip_prefix("howpublished")?.trim_start();
+    let value = value
+        .strip_prefix('=')?
+        .trim_start()
+        .strip_prefix("{\\url{")?;
+    let value = value
+        .strip_suffix(',')
+        .unwrap_or(value)
+        .strip_suffix("}}")?;
+    Some(unescape(value))
 }
 
 /// Drops the backslash of each `\X` escape.
@@ -323,12 +364,18 @@ pub(crate) fn first_url(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::super::layout::lines;
-    use super::{entry, first_url, footnote, is_sources_header, tail};
+    use super::{Tail, entry, first_url, footnote, is_sources_header, tail};
 
     fn start_line(draft: &str) -> Option<usize> {
-        let ls = lines(draft);
-        let t = tail(&ls);
-        ls.get(t.start).map(|l| l.number)
+        lines(draft).nth(tail(draft).start).map(|l| l.number)
+    }
+
+    /// The entries as (line index, id, URL).
+    fn listed(t: &Tail<'_>) -> Vec<(usize, u64, String)> {
+        t.entries
+            .iter()
+            .map(|e| (e.line - 1, e.id, e.url.to_string()))
+            .collect()
     }
 
     #[test]
@@ -365,33 +412,21 @@ mod tests {
     #[test]
     fn entry_lines_follow_sources_py() {
         let e = entry;
-        assert_eq!(
-            e("[1] https://a.org/x — T"),
-            Some((1, "https://a.org/x".into()))
-        );
-        assert_eq!(
-            e("  [2] - https://b.org"),
-            Some((2, "https://b.org".into()))
-        );
-        assert_eq!(e("[3]: https://c.org"), Some((3, "https://c.org".into())));
-        assert_eq!(e("[4]–example.org T"), Some((4, "example.org".into())));
+        assert_eq!(e("[1] https://a.org/x — T"), Some((1, "https://a.org/x")));
+        assert_eq!(e("  [2] - https://b.org"), Some((2, "https://b.org")));
+        assert_eq!(e("[3]: https://c.org"), Some((3, "https://c.org")));
+        assert_eq!(e("[4]–example.org T"), Some((4, "example.org")));
         assert_eq!(
             e("[5] Title (https://e.org/p)"),
-            Some((5, "https://e.org/p".into()))
+            Some((5, "https://e.org/p"))
         );
-        assert_eq!(e("[6] doi:10.1/x"), Some((6, "doi:10.1/x".into())));
-        assert_eq!(
-            e("[7] ftp://g.org/f — T"),
-            Some((7, "ftp://g.org/f".into()))
-        );
+        assert_eq!(e("[6] doi:10.1/x"), Some((6, "doi:10.1/x")));
+        assert_eq!(e("[7] ftp://g.org/f — T"), Some((7, "ftp://g.org/f")));
         assert_eq!(
             e("[8] Smith (2020), see https://h.org"),
-            Some((8, "https://h.org".into()))
+            Some((8, "https://h.org"))
         );
-        assert_eq!(
-            e("[12345] https://f.org"),
-            Some((12345, "https://f.org".into()))
-        );
+        assert_eq!(e("[12345] https://f.org"), Some((12345, "https://f.org")));
         assert_eq!(e("[1]"), None);
         assert_eq!(e("[^1]: https://a.org"), None);
         assert_eq!(e("- [1] https://a.org"), None);
@@ -406,14 +441,11 @@ mod tests {
     fn footnote_lines_need_a_url_first() {
         assert_eq!(
             footnote("[^3]: https://a.org/p — T"),
-            Some((3, "https://a.org/p".into()))
+            Some((3, "https://a.org/p"))
         );
         assert_eq!(footnote("[^3]: As argued in https://a.org"), None);
         assert_eq!(footnote("[^note]: https://a.org"), None);
-        assert_eq!(
-            footnote("[^4]: ftp://a.org/f"),
-            Some((4, "ftp://a.org/f".into()))
-        );
+        assert_eq!(footnote("[^4]: ftp://a.org/f"), Some((4, "ftp://a.org/f")));
         assert_eq!(footnote("[^4]: https://"), None);
     }
 
@@ -441,10 +473,9 @@ mod tests {
     fn a_markdown_block_is_the_tail() {
         let d = "Claim.[1]\n\n## Sources\n\n[1] https://a.org — A\n";
         assert_eq!(start_line(d), Some(2));
-        let ls = lines(d);
-        let t = tail(&ls);
+        let t = tail(d);
         assert_eq!(t.header, Some(2));
-        assert_eq!(t.entries, [(4, 1, "https://a.org".to_string())]);
+        assert_eq!(listed(&t), [(4, 1, "https://a.org".to_string())]);
     }
 
     #[test]
@@ -458,7 +489,7 @@ mod tests {
     fn footnote_and_bibtex_runs_are_tails() {
         let f = "p\n\n[^1]: https://a.org — A\n[^2]: https://b.org\n";
         assert_eq!(start_line(f), Some(2));
-        assert_eq!(tail(&lines(f)).header, None);
+        assert_eq!(tail(f).header, None);
         let b = "p\n\n@misc{source1,\n  title = {A},\n  howpublished = {\\url{https://a.org}},\n  note = {Accessed 2024-01-01}\n}\n@misc{source2,\n  title = {B},\n}\n";
         assert_eq!(start_line(b), Some(2));
     }
@@ -466,26 +497,16 @@ mod tests {
     #[test]
     fn headerless_blocks_list_their_sources() {
         let f = "p\n\n[^1]: https://a.org — A\n[^22]: ftp://b.org/x\n";
-        let ids: Vec<_> = tail(&lines(f))
-            .entries
-            .into_iter()
-            .map(|e| (e.0, e.1, e.2))
-            .collect();
         assert_eq!(
-            ids,
+            listed(&tail(f)),
             [
                 (2, 1, "https://a.org".into()),
                 (3, 22, "ftp://b.org/x".into())
             ]
         );
         let b = "p\n@misc{source7,\n  title = {A \\% B},\n  howpublished = {\\url{https://a.org/p\\%20q\\#r\\}}},\n  note = {Accessed 2024-01-01}\n}\n@misc{source8,\n  note = {see https://c.org}\n}\n@misc{source9,\n}\n";
-        let got: Vec<_> = tail(&lines(b))
-            .entries
-            .into_iter()
-            .map(|e| (e.0, e.1, e.2))
-            .collect();
         assert_eq!(
-            got,
+            listed(&tail(b)),
             [
                 (1, 7, "https://a.org/p%20q#r}".into()),
                 (6, 8, "https://c.org".into()),
@@ -503,11 +524,10 @@ mod tests {
     #[test]
     fn stacked_blocks_are_one_tail() {
         let d = "p\n## Sources\n[1] https://a.org\n\n[^1]: https://a.org\n\nSources:\n[2] https://b.org\n";
-        let ls = lines(d);
-        let t = tail(&ls);
+        let t = tail(d);
         assert_eq!(t.start, 1);
         assert_eq!(t.header, Some(6));
-        let ids: Vec<_> = t.entries.iter().map(|e| e.1).collect();
+        let ids: Vec<_> = t.entries.iter().map(|e| e.id).collect();
         assert_eq!(ids, [1, 1, 2]);
     }
 
@@ -545,8 +565,7 @@ mod tests {
 
     #[test]
     fn blank_lines_alone_are_no_block() {
-        let ls = lines("p\n\n\n");
-        let t = tail(&ls);
+        let t = tail("p\n\n\n");
         assert_eq!((t.header, t.entries.len()), (None, 0));
         assert_eq!(start_line("p\n## Sources\n\n"), Some(2));
     }

@@ -24,53 +24,78 @@ pub(crate) struct Line<'a> {
     pub code: bool,
 }
 
-impl Line<'_> {
-    /// Whitespace only.
-    pub fn is_blank(&self) -> bool {
-        self.text.trim().is_empty()
-    }
-
-    /// Byte offset just past the line's text (before its terminator).
-    pub fn end(&self) -> usize {
-        self.start + self.text.len()
+/// The draft's lines in order, with fenced code marked. An iterator, so a large draft
+/// is never held as a list of lines.
+pub(crate) fn lines(draft: &str) -> Lines<'_> {
+    Lines {
+        pieces: body(draft).map(|b| b.split('\n')),
+        number: 0,
+        start: 0,
+        open: None,
     }
 }
 
-/// The draft's lines, with fenced code marked.
-pub(crate) fn lines(draft: &str) -> Vec<Line<'_>> {
-    let mut out = Vec::new();
-    let mut open: Option<(char, usize)> = None;
-    let mut start = 0;
-    for (index, raw) in draft.split('\n').enumerate() {
+/// The draft's lines from the last to the first, as (byte offset, text): the same lines
+/// as [`lines`], without the fence marks, which only a forward pass can tell.
+pub(crate) fn lines_backwards(draft: &str) -> impl Iterator<Item = (usize, &str)> {
+    let text = body(draft);
+    let mut end = text.map_or(0, str::len);
+    text.into_iter()
+        .flat_map(|t| t.rsplit('\n'))
+        .map(move |raw| {
+            let start = end - raw.len();
+            // The piece before this one ends at the newline before `start`.
+            end = start.saturating_sub(1);
+            (start, raw.strip_suffix('\r').unwrap_or(raw))
+        })
+}
+
+/// The text that holds the lines: `None` for an empty draft, which has none; a final
+/// newline ends the last line rather than starting an empty one.
+fn body(draft: &str) -> Option<&str> {
+    (!draft.is_empty()).then(|| draft.strip_suffix('\n').unwrap_or(draft))
+}
+
+/// The iterator of [`lines`].
+pub(crate) struct Lines<'a> {
+    pieces: Option<std::str::Split<'a, char>>,
+    number: usize,
+    start: usize,
+    /// The fence that is open: its character and length.
+    open: Option<(char, usize)>,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let raw = self.pieces.as_mut()?.next()?;
         let text = raw.strip_suffix('\r').unwrap_or(raw);
-        let code = match open {
+        let code = match self.open {
             Some((ch, len)) => {
                 if closes(text, ch, len) {
-                    open = None;
+                    self.open = None;
                 }
                 true
             }
             None => match opens(text) {
                 Some(fence) => {
-                    open = Some(fence);
+                    self.open = Some(fence);
                     true
                 }
                 None => false,
             },
         };
-        out.push(Line {
-            number: index + 1,
-            start,
+        self.number += 1;
+        let line = Line {
+            number: self.number,
+            start: self.start,
             text,
             code,
-        });
-        start += raw.len() + 1;
+        };
+        self.start += raw.len() + 1;
+        Some(line)
     }
-    // `split` yields one empty piece after a final newline; it is not a line.
-    if draft.ends_with('\n') || draft.is_empty() {
-        out.pop();
-    }
-    out
 }
 
 /// The fence character and length if `text` opens a fence.
@@ -91,19 +116,31 @@ fn closes(text: &str, ch: char, len: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::lines;
+    use super::{lines, lines_backwards};
 
     fn code_flags(draft: &str) -> Vec<bool> {
-        lines(draft).iter().map(|l| l.code).collect()
+        lines(draft).map(|l| l.code).collect()
     }
 
     #[test]
     fn numbers_lines_and_drops_carriage_returns() {
-        let ls = lines("a\r\nb\n\nc");
-        let texts: Vec<_> = ls.iter().map(|l| (l.number, l.text, l.start)).collect();
+        let texts: Vec<_> = lines("a\r\nb\n\nc")
+            .map(|l| (l.number, l.text, l.start))
+            .collect();
         assert_eq!(texts, [(1, "a", 0), (2, "b", 3), (3, "", 5), (4, "c", 6)]);
-        assert_eq!(lines("a\n").len(), 1);
-        assert!(lines("").is_empty());
+        assert_eq!(lines("a\n").count(), 1);
+        assert_eq!(lines("\n").count(), 1);
+        assert_eq!(lines("").count(), 0);
+    }
+
+    #[test]
+    fn backwards_gives_the_same_lines() {
+        for draft in ["a\r\nb\n\nc", "a\n", "\n", "", "\n\nx\r\n", "é\n\r\n"] {
+            let mut back: Vec<_> = lines_backwards(draft).collect();
+            back.reverse();
+            let forward: Vec<_> = lines(draft).map(|l| (l.start, l.text)).collect();
+            assert_eq!(back, forward, "{draft:?}");
+        }
     }
 
     #[test]

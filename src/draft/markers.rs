@@ -59,38 +59,35 @@ pub(crate) fn citation_count(text: &str) -> usize {
 }
 
 /// Every well-formed marker in `line`, left to right.
-pub(crate) fn markers(line: &str) -> Vec<Marker> {
-    let mut out = Vec::new();
+pub(crate) fn markers(line: &str) -> impl Iterator<Item = Marker> + '_ {
+    line.match_indices('[')
+        .filter_map(move |(start, _)| marker_at(line, start))
+}
+
+/// The well-formed marker whose `[` is at byte `start` of `line`, if any. Whether a
+/// bracket opens a marker depends only on its surroundings, so this needs no scan from
+/// the start of the line.
+pub(crate) fn marker_at(line: &str, start: usize) -> Option<Marker> {
     let bytes = line.as_bytes();
-    let mut from = 0;
-    while let Some(offset) = line[from..].find('[') {
-        let start = from + offset;
-        from = start + 1;
-        // The content runs to the next bracket, which must close it: `[[x]` is no marker
-        // at its first bracket (and the second is glued to the first).
-        let Some(len) = line[start + 1..].find(['[', ']']) else {
-            break;
-        };
-        let close = start + 1 + len;
-        if bytes[close] != b']' {
-            continue;
-        }
-        let Some(kind) = classify(&line[start + 1..close]) else {
-            continue;
-        };
-        let before = line[..start].chars().next_back();
-        let after = line[close + 1..].chars().next();
-        let glued_before = before.is_some_and(|c| c == '[' || is_word(c));
-        let glued_after = after.is_some_and(|c| matches!(c, ']' | '(' | ':') || is_word(c));
-        if !glued_before && !glued_after {
-            out.push(Marker {
-                start,
-                end: close + 1,
-                kind,
-            });
-        }
+    if bytes.get(start) != Some(&b'[') {
+        return None;
     }
-    out
+    // The content runs to the next bracket, which must close it: `[[x]` is no marker at
+    // its first bracket (and the second is glued to the first).
+    let close = start + 1 + line[start + 1..].find(['[', ']'])?;
+    if bytes[close] != b']' {
+        return None;
+    }
+    let kind = classify(&line[start + 1..close])?;
+    let before = line[..start].chars().next_back();
+    let after = line[close + 1..].chars().next();
+    let glued_before = before.is_some_and(|c| c == '[' || is_word(c));
+    let glued_after = after.is_some_and(|c| matches!(c, ']' | '(' | ':') || is_word(c));
+    (!glued_before && !glued_after).then_some(Marker {
+        start,
+        end: close + 1,
+        kind,
+    })
 }
 
 /// The marker a bracket's content spells, if any.
@@ -124,7 +121,7 @@ mod tests {
     use super::{Kind, citation_count, citations, markers};
 
     fn kinds(line: &str) -> Vec<Kind> {
-        markers(line).into_iter().map(|m| m.kind).collect()
+        markers(line).map(|m| m.kind).collect()
     }
 
     fn ids(text: &str) -> Vec<u64> {
@@ -152,7 +149,7 @@ mod tests {
             kinds("water.[1][unverified]"),
             [Kind::Cite(1), Kind::Unverified]
         );
-        let m = markers("ab.[1][2]");
+        let m: Vec<_> = markers("ab.[1][2]").collect();
         assert_eq!((m[0].start, m[0].end, m[1].start, m[1].end), (3, 6, 6, 9));
     }
 

@@ -4,7 +4,9 @@
 use proptest::prelude::*;
 
 use super::verify::{LedgerFacts, VerifyOptions, verify};
-use super::{analyze, body_without_block, cited_ids, layout};
+use super::{
+    MAX_CITATIONS_PER_SENTENCE, analyze, body_without_block, cited_ids, layout, summarize,
+};
 
 /// A ledger holding ids 1–5, the odd ones quoted.
 struct Small;
@@ -121,6 +123,44 @@ fn exercise(draft: &str) {
     }
     let body = body_without_block(draft);
     assert!(draft.starts_with(body));
+    same_summary(draft);
+}
+
+/// What `verify` reads line by line ([`summarize`]) is what the draft says item by item
+/// ([`analyze`]), counted.
+fn same_summary(draft: &str) {
+    let a = analyze(draft);
+    let s = summarize(draft);
+    assert_eq!(s.block, a.block);
+    assert_eq!(s.first_citation, a.citations.first().map(|c| c.line));
+    let ids: Vec<u64> = a.citations.iter().map(|c| c.id).collect();
+    assert!(
+        s.cited.keys().copied().eq(ids
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>())
+    );
+    for (id, line) in &s.cited {
+        assert_eq!(
+            a.citations.iter().find(|c| c.id == *id).map(|c| c.line),
+            Some(*line)
+        );
+    }
+    let ss = &a.sentences;
+    let count = |f: &dyn Fn(&super::Sentence<'_>) -> bool| ss.iter().filter(|s| f(s)).count();
+    let first = |f: &dyn Fn(&super::Sentence<'_>) -> bool| ss.iter().find(|s| f(s)).map(|s| s.line);
+    let c = &s.sentences;
+    assert_eq!(c.total, ss.len());
+    assert_eq!(c.with_provenance, count(&|s| s.has_provenance()));
+    assert_eq!(c.cited, count(&|s| !s.cited.is_empty()));
+    assert_eq!(c.tool, count(&|s| s.tool));
+    assert_eq!(c.policy, count(&|s| s.policy));
+    assert_eq!(c.unverified, count(&|s| s.unverified));
+    let over = |s: &super::Sentence<'_>| s.citations > MAX_CITATIONS_PER_SENTENCE;
+    assert_eq!(c.over_cited, count(&over));
+    assert_eq!(c.first_without_provenance, first(&|s| !s.has_provenance()));
+    assert_eq!(c.first_unverified, first(&|s| s.unverified));
+    assert_eq!(c.first_over_cited, first(&over));
 }
 
 proptest! {

@@ -8,6 +8,8 @@
 //! stay with the sentence they close, so `Ice floats.[1] It melts.` is two sentences and
 //! the first is cited. A fragment needs 4+ words ([`word_count`]) to be a sentence.
 
+use std::iter::Peekable;
+
 use super::Sentence;
 use super::markers::{self, Kind, Marker};
 use crate::text::word_count;
@@ -15,8 +17,8 @@ use crate::text::word_count;
 /// Characters that may follow sentence-final punctuation and still belong to it.
 const CLOSERS: &[char] = &['*', '_', ')', '"', '\'', '”', '’', ']', '`', '~'];
 
-/// Appends the sentences of one prose line (1-based `number`) to `out`.
-pub(crate) fn split_line(line: &str, number: usize, out: &mut Vec<Sentence>) {
+/// Hands the sentences of one prose line (1-based `number`) to `each`, in order.
+pub(crate) fn split_line<'a>(line: &'a str, number: usize, each: &mut dyn FnMut(Sentence<'a>)) {
     let mut text = line.trim();
     if text.is_empty() || text.starts_with('#') || text.starts_with('|') {
         return;
@@ -24,17 +26,18 @@ pub(crate) fn split_line(line: &str, number: usize, out: &mut Vec<Sentence>) {
     if text.starts_with('>') {
         text = text.trim_start_matches(['>', ' ']);
     }
-    let found = markers::markers(text);
+    // Read as the sentences go by, so a long line is never held as a list of markers.
+    let mut found = markers::markers(text).peekable();
     let mut start = 0;
     let mut at = 0;
     while let Some(c) = text[at..].chars().next() {
         let after = at + c.len_utf8();
         let cjk = matches!(c, '。' | '！' | '？' | '；');
         if cjk || matches!(c, '.' | '!' | '?') {
-            let end = skip_closers(text, after, &found);
+            let end = skip_closers(text, after);
             let rest = &text[end..];
             if cjk || rest.is_empty() || rest.starts_with(char::is_whitespace) {
-                push(text, start, end, &found, number, out);
+                push(text, start, end, &mut found, number, each);
                 start = end + (rest.len() - rest.trim_start().len());
                 at = start;
                 continue;
@@ -42,15 +45,15 @@ pub(crate) fn split_line(line: &str, number: usize, out: &mut Vec<Sentence>) {
         }
         at = after;
     }
-    push(text, start, text.len(), &found, number, out);
+    push(text, start, text.len(), &mut found, number, each);
 }
 
 /// The offset past any closers and well-formed markers starting at `at`.
-fn skip_closers(text: &str, mut at: usize, found: &[Marker]) -> usize {
+fn skip_closers(text: &str, mut at: usize) -> usize {
     loop {
         if let Some(c) = text[at..].chars().next().filter(|c| CLOSERS.contains(c)) {
             at += c.len_utf8();
-        } else if let Some(m) = marker_at(found, at) {
+        } else if let Some(m) = markers::marker_at(text, at) {
             at = m.end;
         } else {
             return at;
@@ -58,27 +61,22 @@ fn skip_closers(text: &str, mut at: usize, found: &[Marker]) -> usize {
     }
 }
 
-/// The marker starting at `at`; `found` is in offset order, so a binary search.
-fn marker_at(found: &[Marker], at: usize) -> Option<&Marker> {
-    let i = found.partition_point(|m| m.start < at);
-    found.get(i).filter(|m| m.start == at)
-}
-
-fn push(
-    text: &str,
+/// Hands `text[start..end]` to `each` as a sentence if it has 4+ words. `found` yields
+/// the line's markers in order; those before `start` belong to earlier pieces.
+fn push<'a>(
+    text: &'a str,
     start: usize,
     end: usize,
-    found: &[Marker],
+    found: &mut Peekable<impl Iterator<Item = Marker>>,
     line: usize,
-    out: &mut Vec<Sentence>,
+    each: &mut dyn FnMut(Sentence<'a>),
 ) {
-    let piece = &text[start..end];
-    let trimmed = piece.trim();
+    let trimmed = text[start..end].trim();
     if word_count(trimmed) < 4 {
         return;
     }
     let mut sentence = Sentence {
-        text: trimmed.to_string(),
+        text: trimmed,
         line,
         cited: Vec::new(),
         tool: false,
@@ -86,8 +84,8 @@ fn push(
         unverified: false,
         citations: markers::citation_count(trimmed),
     };
-    let first = found.partition_point(|m| m.start < start);
-    for m in found[first..].iter().take_while(|m| m.end <= end) {
+    while found.next_if(|m| m.start < start).is_some() {}
+    while let Some(m) = found.next_if(|m| m.end <= end) {
         match m.kind {
             Kind::Cite(id) => sentence.cited.push(id),
             Kind::Tool => sentence.tool = true,
@@ -95,7 +93,7 @@ fn push(
             Kind::Unverified => sentence.unverified = true,
         }
     }
-    out.push(sentence);
+    each(sentence);
 }
 
 #[cfg(test)]
@@ -103,13 +101,13 @@ mod tests {
     use super::split_line;
     use crate::draft::Sentence;
 
-    fn split(line: &str) -> Vec<Sentence> {
+    fn split(line: &str) -> Vec<Sentence<'_>> {
         let mut out = Vec::new();
-        split_line(line, 7, &mut out);
+        split_line(line, 7, &mut |s| out.push(s));
         out
     }
 
-    fn texts(line: &str) -> Vec<String> {
+    fn texts(line: &str) -> Vec<&str> {
         split(line).into_iter().map(|s| s.text).collect()
     }
 
@@ -156,7 +154,7 @@ mod tests {
         );
         let got: Vec<_> = s
             .iter()
-            .map(|s| (s.text.as_str(), s.cited.clone(), s.unverified))
+            .map(|s| (s.text, s.cited.clone(), s.unverified))
             .collect();
         assert_eq!(
             got,
@@ -187,10 +185,7 @@ mod tests {
     #[test]
     fn cjk_sentences_split_without_spaces() {
         let s = split("氷は水より軽いです。[1]水は百度で沸騰する；これは事実。短い。");
-        let got: Vec<_> = s
-            .iter()
-            .map(|s| (s.text.as_str(), s.cited.clone()))
-            .collect();
+        let got: Vec<_> = s.iter().map(|s| (s.text, s.cited.clone())).collect();
         // 氷は水より軽いです。[1]: 1 token + 9 CJK / 2 = 5 words; 短い。: 1 + 1 = 2 words.
         assert_eq!(
             got,

@@ -38,7 +38,7 @@ fn fenced_code_is_not_prose() {
         );
         let a = analyze(&draft);
         assert_eq!(ids(&draft), [1], "{fence}");
-        let texts: Vec<_> = a.sentences.iter().map(|s| s.text.as_str()).collect();
+        let texts: Vec<_> = a.sentences.iter().map(|s| s.text).collect();
         assert_eq!(
             texts,
             ["A real claim is here.[1]", "Another claim stands here."]

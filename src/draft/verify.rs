@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::{Analysis, analyze};
+use super::{MAX_CITATIONS_PER_SENTENCE, Summary, summarize};
 
 /// What `verify` needs to know about the ledger.
 pub trait LedgerFacts {
@@ -99,12 +99,12 @@ pub fn verify(
     opts: &VerifyOptions,
     normalize: &dyn Fn(&str) -> String,
 ) -> Report {
-    verify_analysis(&analyze(draft), ledger, opts, normalize)
+    verify_summary(&summarize(draft), ledger, opts, normalize)
 }
 
-/// [`verify`] on a draft already analyzed.
-pub fn verify_analysis(
-    analysis: &Analysis,
+/// [`verify`] on a draft already read.
+pub fn verify_summary(
+    summary: &Summary<'_>,
     ledger: &dyn LedgerFacts,
     opts: &VerifyOptions,
     normalize: &dyn Fn(&str) -> String,
@@ -113,10 +113,7 @@ pub fn verify_analysis(
     let mut warnings = Vec::new();
 
     // First line of each cited id; its keys are the cited set.
-    let mut cited: BTreeMap<u64, usize> = BTreeMap::new();
-    for c in &analysis.citations {
-        cited.entry(c.id).or_insert(c.line);
-    }
+    let cited = &summary.cited;
     let first_line = |ids: &[u64]| ids.iter().filter_map(|id| cited.get(id)).min().copied();
     let ledger_urls: BTreeMap<u64, Option<String>> =
         cited.keys().map(|&id| (id, ledger.url(id))).collect();
@@ -136,27 +133,24 @@ pub fn verify_analysis(
         });
     }
 
-    let entries = analysis.block.as_ref().map_or(&[][..], |b| &b.entries[..]);
-    // First line of each listed id; its keys are the listed set.
-    let mut listed: BTreeMap<u64, usize> = BTreeMap::new();
-    for e in entries {
-        listed.entry(e.id).or_insert(e.line);
-    }
+    let entries = summary.block.as_ref().map_or(&[][..], |b| &b.entries[..]);
+    // The entries by id, then line: a run per listed id, its first entry first. A block
+    // can list millions of ids, so this list of references is all that is built of it.
+    let mut sorted: Vec<&super::BlockEntry<'_>> = entries.iter().collect();
+    sorted.sort_by_key(|e| (e.id, e.line));
+    let runs = || sorted.chunk_by(|a, b| a.id == b.id);
+    let listed = |id: &u64| sorted.binary_search_by_key(id, |e| e.id).is_ok();
 
     // As in `sources.py`, a block that lists nothing counts as no block.
-    if !cited.is_empty() && listed.is_empty() {
+    if !cited.is_empty() && sorted.is_empty() {
         errors.push(Finding {
             message: "draft cites sources but has no `Sources:` block — run `render --cited-in`"
                 .into(),
-            line: analysis.citations.first().map(|c| c.line),
+            line: summary.first_citation,
         });
     }
-    if !listed.is_empty() {
-        let missing: Vec<u64> = cited
-            .keys()
-            .filter(|id| !listed.contains_key(id))
-            .copied()
-            .collect();
+    if !sorted.is_empty() {
+        let missing: Vec<u64> = cited.keys().filter(|id| !listed(id)).copied().collect();
         if !missing.is_empty() {
             errors.push(Finding {
                 message: format!(
@@ -168,57 +162,52 @@ pub fn verify_analysis(
         }
     }
 
-    let mut sorted: Vec<_> = entries.iter().collect();
-    sorted.sort_by_key(|e| (e.id, e.line));
-    let checked: Vec<(&super::BlockEntry, Option<String>)> = sorted
-        .into_iter()
-        .map(|e| {
-            let url = match ledger_urls.get(&e.id) {
-                Some(url) => url.clone(),
-                None => ledger.url(e.id),
-            };
-            (e, url)
-        })
-        .collect();
+    let url_of = |id: u64| match ledger_urls.get(&id) {
+        Some(url) => url.clone(),
+        None => ledger.url(id),
+    };
     // SPEC order: every listed id missing from the ledger (each once), then every wrong
     // URL (each distinct one of an id once). Ids are dense, so one pass in id order would
     // always put the mismatches first.
-    let mut unknown_listed: BTreeSet<u64> = BTreeSet::new();
-    for (e, _) in checked.iter().filter(|(_, url)| url.is_none()) {
-        if unknown_listed.insert(e.id) {
+    for run in runs() {
+        if url_of(run[0].id).is_none() {
             errors.push(Finding {
-                message: format!("Sources block lists [{}], which is not in the ledger", e.id),
-                line: Some(e.line),
+                message: format!(
+                    "Sources block lists [{}], which is not in the ledger",
+                    run[0].id
+                ),
+                line: Some(run[0].line),
             });
         }
     }
-    let mut mismatched: BTreeSet<(u64, &str)> = BTreeSet::new();
-    for (e, url) in &checked {
-        if let Some(url) = url
-            && normalize(&e.url) != *url
-            && mismatched.insert((e.id, &e.url))
-        {
-            errors.push(Finding {
-                message: format!(
-                    "Sources block URL for [{}] does not match the ledger (block: {} / ledger: {}) — re-run `render`",
-                    e.id, e.url, url
-                ),
-                line: Some(e.line),
-            });
+    for run in runs() {
+        let Some(url) = url_of(run[0].id) else {
+            continue;
+        };
+        let mut reported: BTreeSet<&str> = BTreeSet::new();
+        for e in run {
+            if normalize(&e.url) != url && reported.insert(&e.url) {
+                errors.push(Finding {
+                    message: format!(
+                        "Sources block URL for [{}] does not match the ledger (block: {} / ledger: {}) — re-run `render`",
+                        e.id, e.url, url
+                    ),
+                    line: Some(e.line),
+                });
+            }
         }
     }
 
-    let sentences = &analysis.sentences;
-    let count = |f: fn(&super::Sentence) -> bool| sentences.iter().filter(|s| f(s)).count();
-    let n = sentences.len();
-    let with_provenance = count(|s| s.has_provenance());
+    let sentences = &summary.sentences;
+    let n = sentences.total;
+    let with_provenance = sentences.with_provenance;
     let counts = Counts {
         sentences: n,
         with_provenance,
-        cited: count(|s| !s.cited.is_empty()),
-        tool_verified: count(|s| s.tool),
-        policy: count(|s| s.policy),
-        unverified: count(|s| s.unverified),
+        cited: sentences.cited,
+        tool_verified: sentences.tool,
+        policy: sentences.policy,
+        unverified: sentences.unverified,
         coverage: if n == 0 {
             0.0
         } else {
@@ -251,7 +240,7 @@ pub fn verify_analysis(
                 n,
                 breakdown
             ),
-            line: sentences.iter().find(|s| !s.has_provenance()).map(|s| s.line),
+            line: sentences.first_without_provenance,
         });
     }
 
@@ -272,18 +261,18 @@ pub fn verify_analysis(
         }
     }
 
-    let extra: Vec<u64> = listed
-        .keys()
-        .filter(|id| !cited.contains_key(id))
-        .copied()
+    let extra: Vec<&super::BlockEntry<'_>> = runs()
+        .map(|run| run[0])
+        .filter(|e| !cited.contains_key(&e.id))
         .collect();
     if !extra.is_empty() {
+        let ids: Vec<u64> = extra.iter().map(|e| e.id).collect();
         warnings.push(Finding {
             message: format!(
                 "listed in Sources but never cited inline: {}",
-                id_list(&extra)
+                id_list(&ids)
             ),
-            line: extra.iter().filter_map(|id| listed.get(id)).min().copied(),
+            line: extra.iter().map(|e| e.line).min(),
         });
     }
 
@@ -310,14 +299,13 @@ pub fn verify_analysis(
         });
     }
 
-    let mut over = sentences.iter().filter(|s| s.citations > 3);
-    if let Some(first) = over.next() {
+    if sentences.over_cited > 0 {
         warnings.push(Finding {
             message: format!(
-                "{} sentence(s) carry more than 3 citations",
-                1 + over.count()
+                "{} sentence(s) carry more than {MAX_CITATIONS_PER_SENTENCE} citations",
+                sentences.over_cited
             ),
-            line: Some(first.line),
+            line: sentences.first_over_cited,
         });
     }
 
@@ -327,7 +315,7 @@ pub fn verify_analysis(
                 "most declared provenance is [unverified] ({} of {} sentences) — say so in the deliverable's summary",
                 counts.unverified, with_provenance
             ),
-            line: sentences.iter().find(|s| s.unverified).map(|s| s.line),
+            line: sentences.first_unverified,
         });
     }
 

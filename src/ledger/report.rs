@@ -115,29 +115,47 @@ impl Verification {
         self.report.exit_code == 0
     }
 
-    /// The report as one JSON object (`verify --json`): the [`Report`] fields, plus
-    /// `evidence` (`[{id, quotes}]`) when the quotes were asked for.
+    /// The report as one JSON object (`verify --json`, which serializes it straight to
+    /// its output): the [`Report`] fields, plus `evidence` (`[{id, quotes}]`) when the
+    /// quotes were asked for.
     pub fn to_json(&self) -> serde_json::Value {
-        let mut json = serde_json::to_value(&self.report).expect("a report serializes");
-        if self.with_evidence {
-            json["evidence"] = serde_json::to_value(&self.evidence).expect("quotes serialize");
+        serde_json::to_value(self).expect("a report serializes")
+    }
+}
+
+impl Serialize for Verification {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            #[serde(flatten)]
+            report: &'a Report,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            evidence: Option<&'a [CitedEvidence]>,
         }
-        json
+        Json {
+            report: &self.report,
+            evidence: self.with_evidence.then_some(&self.evidence[..]),
+        }
+        .serialize(s)
     }
 }
 
 /// Checks the draft `text` against `view` with `opts` (SPEC §2, `verify`).
 pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verification> {
-    let analysis = draft::analyze(text);
-    let cited: BTreeSet<u64> = analysis.citations.iter().map(|c| c.id).collect();
-    let listed = analysis
+    let summary = draft::summarize(text);
+    // A Sources block can list millions of ids: a sorted list of them costs 8 bytes each.
+    let mut listed: Vec<u64> = summary
         .block
         .iter()
-        .flat_map(|b| b.entries.iter().map(|e| e.id));
-    let mentioned: BTreeSet<u64> = cited.iter().copied().chain(listed).collect();
+        .flat_map(|b| b.entries.iter().map(|e| e.id))
+        .collect();
+    listed.sort_unstable();
+    listed.dedup();
     let mut by_id = HashMap::new();
-    for id in mentioned {
-        if let Some(brief) = view.brief(id)? {
+    for id in summary.cited.keys().copied().chain(listed) {
+        if !by_id.contains_key(&id)
+            && let Some(brief) = view.brief(id)?
+        {
             by_id.insert(id, brief);
         }
     }
@@ -147,13 +165,13 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
         quoted: view.quoted_count()?,
     };
     let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
-    let report = draft::verify_analysis(&analysis, &facts, opts, &normalize);
+    let report = draft::verify_summary(&summary, &facts, opts, &normalize);
 
     // For each cited source, its quotes: what `--evidence` names.
     let mut evidence = Vec::new();
     if opts.evidence {
-        // The analysis already holds the cited ids: no second pass over the draft.
-        for &id in &cited {
+        // The summary already holds the cited ids: no second pass over the draft.
+        for &id in summary.cited.keys() {
             if facts.has_quotes(id) {
                 let quotes = view.source(id)?.quotes.into_iter().map(|q| q.text);
                 evidence.push(CitedEvidence {

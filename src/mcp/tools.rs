@@ -283,7 +283,7 @@ pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
     };
     let verified = report::verify(&view, &text, &opts)?;
     Ok(Done {
-        text: lines(render::verify::lines(&verified).into_iter().map(|l| l.text)),
+        text: lines(render::verify::lines(&verified).map(|l| l.text)),
         structured: verified.to_json(),
     })
 }

@@ -11,35 +11,37 @@ pub struct Line {
 
 /// The report as lines, in the order the CLI prints them: `info: stats: …`,
 /// `info: evidence [N]: "…"`, `warn: …`, `FAIL: …`, then `citations OK` or
-/// `verification failed`.
-pub fn lines(v: &Verification) -> Vec<Line> {
+/// `verification failed`. Made one at a time, so a report of many findings is not held
+/// twice.
+pub fn lines(v: &Verification) -> impl Iterator<Item = Line> + '_ {
     let out = |text: String| Line {
         text,
         failure: false,
     };
     let report = &v.report;
-    let mut lines = vec![out(format!("info: {}", report.stats))];
-    for e in &v.evidence {
-        for q in &e.quotes {
+    let evidence = v.evidence.iter().flat_map(move |e| {
+        e.quotes.iter().map(move |q| {
             // One line per quote, whatever line breaks the page had.
             let q = q.split_whitespace().collect::<Vec<_>>().join(" ");
-            lines.push(out(format!("info: evidence [{}]: \"{q}\"", e.id)));
-        }
-    }
-    for w in &report.warnings {
-        lines.push(out(format!("warn: {w}")));
-    }
-    for e in &report.errors {
-        lines.push(Line {
-            text: format!("FAIL: {e}"),
-            failure: true,
-        });
-    }
+            out(format!("info: evidence [{}]: \"{q}\"", e.id))
+        })
+    });
+    let warnings = report
+        .warnings
+        .iter()
+        .map(move |w| out(format!("warn: {w}")));
+    let errors = report.errors.iter().map(|e| Line {
+        text: format!("FAIL: {e}"),
+        failure: true,
+    });
     let verdict = if v.passed() {
         "citations OK"
     } else {
         "verification failed"
     };
-    lines.push(out(verdict.to_string()));
-    lines
+    std::iter::once(out(format!("info: {}", report.stats)))
+        .chain(evidence)
+        .chain(warnings)
+        .chain(errors)
+        .chain(std::iter::once(out(verdict.to_string())))
 }

@@ -36,13 +36,16 @@ pub const FORMAT_VERSION: u16 = 1;
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Seq(pub u64);
 
-/// A source's id within its epoch, as printed in `[N]`; the first is 1.
+/// A source's id within its epoch, as printed in `[N]`; the first is 1. Ids never exceed
+/// [`MAX_ID`].
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SourceId(pub u64);
 
-/// The highest id a source can have: 2^53 − 1, the largest integer every JSON reader
-/// keeps exact. Ids never exceed it: `import` refuses larger ones and an epoch that has
-/// given it out gives out no more (`reset` starts a new numbering).
+/// The largest id a source can have: 2^53 − 1. Ids leave the ledger in JSON
+/// (`list --json`, exports, `sources.py` files), and every JSON reader keeps integers up
+/// to this one exact (JavaScript's numbers are doubles), so an id printed anywhere reads
+/// back as the same id. `import` refuses larger ones, and an epoch that has given it out
+/// gives out no more (`reset` starts a new numbering).
 pub const MAX_ID: u64 = (1 << 53) - 1;
 
 /// A numbering era: `reset` starts the next one, and ids restart at 1 in it.

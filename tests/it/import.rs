@@ -414,3 +414,142 @@ fn a_missing_file_is_a_usage_error_and_the_json_ledger_hint_points_here() {
         .code(1)
         .stderr(predicate::str::contains("import it into a new ledger"));
 }
+
+/// Issue 8, item 1: an id past 2^53 − 1 was accepted, and later adds wrapped to [0].
+#[test]
+fn issue8_ids_above_the_maximum_are_refused_naming_the_entry_and_the_maximum() {
+    for id in ["18446744073709551615", "9007199254740992", "1e300"] {
+        refused(
+            &format!(
+                r#"{{"version": 1, "sources": [{{"id": 1, "url": "https://a.example"}},
+                    {{"id": {id}, "url": "https://max.example"}}]}}"#
+            ),
+            2,
+            "bad.json: entry 2 (id ",
+        );
+    }
+    refused(
+        r#"{"version": 1, "sources": [{"id": 18446744073709551615, "url": "https://max.example"}]}"#,
+        2,
+        "bad.json: entry 1 (id 18446744073709551615): ids above 9007199254740991 (2^53 − 1) are not supported",
+    );
+    // The maximum itself is an id like any other.
+    let sb = Sandbox::new();
+    let file = sb.file(
+        "max.json",
+        r#"{"version": 1, "sources": [{"id": 9007199254740991, "url": "https://max.example"}]}"#,
+    );
+    sb.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(sb.ok(&["list"]), "[9007199254740991] https://max.example\n");
+}
+
+/// Issue 8, item 10: `import` took an access date that `add` refuses.
+#[test]
+fn issue8_an_access_date_add_would_refuse_is_refused_naming_the_entry() {
+    for date in ["2026-02-30", "yesterday", "2025-3-1", "2025-03-01T10:00"] {
+        refused(
+            &format!(
+                r#"{{"sources": [{{"id": 1, "url": "https://a.example", "accessed": "2025-03-01"}},
+                    {{"id": 4, "url": "https://b.example", "accessed": "{date}"}}]}}"#
+            ),
+            2,
+            &format!(
+                "bad.json: entry 2 (id 4): \"accessed\" is not a date: \"{date}\" — give the access date as YYYY-MM-DD"
+            ),
+        );
+    }
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example", "accessed": 20250301}]}"#,
+        2,
+        "entry 1 (id 1): \"accessed\" is a number, not a string",
+    );
+}
+
+#[test]
+fn a_missing_or_empty_access_date_stays_unknown_and_a_padded_one_is_trimmed() {
+    let sb = Sandbox::new();
+    let file = sb.file(
+        "dates.json",
+        r#"{"version": 1, "sources": [
+            {"id": 1, "url": "https://a.example"},
+            {"id": 2, "url": "https://b.example", "accessed": ""},
+            {"id": 3, "url": "https://c.example", "accessed": " 2025-03-01 "}]}"#,
+    );
+    sb.ok(&["import", file.to_str().unwrap()]);
+    let accessed: Vec<Value> = list_json(&sb)
+        .iter()
+        .map(|s| s["accessed"].clone())
+        .collect();
+    assert_eq!(accessed, [json!(""), json!(""), json!("2025-03-01")]);
+}
+
+/// Entries are written in file order, ids kept: a file not sorted by id imports as one
+/// sorted by id does, and later adds continue after the highest id.
+#[test]
+fn entries_out_of_id_order_import_with_their_ids() {
+    let sb = Sandbox::new();
+    let file = sb.file(
+        "shuffled.json",
+        r#"{"sources": [
+            {"id": 7, "url": "https://g.example", "quotes": [{"text": "seven is a number", "added": "2025-01-07"}]},
+            {"id": 2, "url": "https://b.example"},
+            {"id": 4, "url": "https://d.example"}]}"#,
+    );
+    sb.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(
+        sb.ok(&["list"]),
+        "[2] https://b.example\n[4] https://d.example\n[7] https://g.example  (1 quote)\n"
+    );
+    assert_eq!(
+        sb.ok(&["add", "https://h.example"]),
+        "[8] https://h.example\n"
+    );
+    sb.ok(&["audit"]);
+}
+
+/// Of several problems, the one reported is the first in the file (an entry's own
+/// problem, or its id repeating an earlier one); then URLs that collide.
+#[test]
+fn the_first_problem_in_the_file_is_the_one_reported() {
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example"}, {"id": 1, "url": "https://b.example"},
+            {"id": 3, "url": "nope"}]}"#,
+        2,
+        "id 1 appears twice (entries 1 and 2)",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "https://a.example"}, {"id": 3, "url": "nope"},
+            {"id": 1, "url": "https://b.example"}]}"#,
+        2,
+        "entry 2 (id 3): not a URL",
+    );
+    refused(
+        r#"{"sources": [{"id": 5, "url": "https://a.example"}, {"id": 6, "url": "https://b.example"},
+            {"id": 2, "url": "https://b.example/"}, {"id": 9, "url": "https://a.example/"},
+            {"id": 6, "url": "https://c.example"}, {"id": 5, "url": "https://d.example"}]}"#,
+        2,
+        "id 6 appears twice (entries 2 and 5)",
+    );
+    refused(
+        r#"{"sources": [{"id": 5, "url": "https://a.example"}, {"id": 6, "url": "https://b.example"},
+            {"id": 2, "url": "https://b.example/"}, {"id": 9, "url": "https://a.example/"}]}"#,
+        2,
+        "[2] and [6] are the same URL once canonicalized (https://b.example)",
+    );
+    // Broken JSON anywhere outranks everything; so does an entry that is not an object.
+    refused(
+        r#"{"sources": [{"id": 1, "url": "nope"}, {"id": 2, "url": "https://a.example"}"#,
+        2,
+        "bad.json is not valid JSON (",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "nope"}, 7], "version": 1}"#,
+        2,
+        "entry 2 of \"sources\" is a number, not an object",
+    );
+    refused(
+        r#"{"sources": [{"id": 1, "url": "nope"}], "version": 3}"#,
+        2,
+        "unsupported \"version\" 3",
+    );
+}
