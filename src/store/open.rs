@@ -115,10 +115,10 @@ pub(super) fn open_failed(
     }
 }
 
-/// Opens the file read-write through the bounded backend. A file this user may not write
-/// is reported as read-only, not as damage.
-fn open_rw(path: &Path, deadline: &Arc<Deadline>, wait: Duration) -> Result<Database, StoreError> {
-    let file = OpenOptions::new()
+/// Opens the ledger file for reading and writing; a file this user may not write is
+/// reported as read-only, not as damage.
+fn open_writable(path: &Path) -> Result<fs::File, StoreError> {
+    OpenOptions::new()
         .read(true)
         .write(true)
         .open(path)
@@ -128,12 +128,13 @@ fn open_rw(path: &Path, deadline: &Arc<Deadline>, wait: Duration) -> Result<Data
                     path: path.to_path_buf(),
                 }
             }
-            _ => StoreError::Io {
-                action: "open",
-                path: path.to_path_buf(),
-                source,
-            },
-        })?;
+            _ => io_err("open", path)(source),
+        })
+}
+
+/// Opens the file read-write through the bounded backend.
+fn open_rw(path: &Path, deadline: &Arc<Deadline>, wait: Duration) -> Result<Database, StoreError> {
+    let file = open_writable(path)?;
     let backend = BoundedFile::new(file, deadline.clone())
         .map_err(|e| open_failed(path, deadline, wait, e))?;
     // The file is known to hold a redb database, so this opens it; it never initializes
@@ -222,17 +223,7 @@ impl Store {
             // Refused before a lock file is made beside a file that is no ledger.
             sniff(path)?;
             // Nor is a lock file made beside a ledger this user cannot write.
-            OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(|source| match source.kind() {
-                    io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
-                        StoreError::ReadOnly {
-                            path: path.to_path_buf(),
-                        }
-                    }
-                    _ => io_err("open", path)(source),
-                })?;
+            open_writable(path)?;
         }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(io_err("create the folder", parent))?;

@@ -12,7 +12,7 @@ use cite::store::tables::{EVENTS, META, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, So
 use cite::store::{Store, StoreError};
 use redb::{ReadableDatabase, ReadableTable, WriteTransaction};
 
-use crate::util::{Sandbox, cite_bin};
+use crate::util::{Sandbox, cite_bin, source_added};
 
 /// The page stored with `add --snapshot` and given to `quote --from`.
 pub const PAGE: &str = "# Floating ice\n\nIce is about **9% less dense** than liquid water, so it \
@@ -421,40 +421,25 @@ pub fn append_raw(ledger: &Path, event: Event) {
     });
 }
 
-fn added(id: u64, url: &str) -> Event {
-    Event::SourceAdded(cite::store::event::SourceAdded {
-        epoch: Epoch(1),
-        id: SourceId(id),
-        url_given: url.into(),
-        url: url.into(),
-        title: String::new(),
-        accessed: "2024-01-01".into(),
-        via: None,
-    })
-}
-
 #[test]
-fn a_rechained_log_that_adds_an_id_twice_is_named() {
-    let sb = Sandbox::new();
-    sb.ok(&["add", "https://a.example"]);
-    append_raw(&sb.ledger, added(1, "https://b.example"));
-    audit_fails(
-        &sb.ledger,
-        "record 2: adds [1] to epoch 1, which already has it",
-    );
-}
-
-#[test]
-fn a_rechained_log_that_adds_a_url_twice_is_named() {
-    // The replay's own duplicate-URL check, by its own words: the store's apply path
-    // would refuse the record too, but in other words.
-    let sb = Sandbox::new();
-    sb.ok(&["add", "https://a.example"]);
-    append_raw(&sb.ledger, added(2, "https://a.example"));
-    audit_fails(
-        &sb.ledger,
-        "record 2: adds https://a.example as [2], but it is already [1]",
-    );
+fn a_rechained_log_that_adds_an_id_or_a_url_twice_is_named() {
+    // The replay's own duplicate checks, by their own words: the store's apply path would
+    // refuse these records too, but in other words.
+    for (event, first) in [
+        (
+            source_added(1, 1, "https://b.example"),
+            "record 2: adds [1] to epoch 1, which already has it",
+        ),
+        (
+            source_added(1, 2, "https://a.example"),
+            "record 2: adds https://a.example as [2], but it is already [1]",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        sb.ok(&["add", "https://a.example"]);
+        append_raw(&sb.ledger, event);
+        audit_fails(&sb.ledger, first);
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use cite::store::event::{Epoch, Event, Origin, SourceAdded, SourceId};
+use cite::store::event::{Epoch, Event, Origin};
 use cite::store::lock::LockMode;
 use cite::store::{Store, StoreError};
 use predicates::prelude::*;
@@ -422,17 +422,7 @@ fn log_epoch_that_starts_inside_a_transaction_gives_its_origin() {
         actor: Some("mixer".into()),
         command: vec!["mix".into()],
     };
-    let added = |epoch: u64, id: u64, url: &str| {
-        Event::SourceAdded(SourceAdded {
-            epoch: Epoch(epoch),
-            id: SourceId(id),
-            url_given: url.into(),
-            url: url.into(),
-            title: String::new(),
-            accessed: "2024-01-01".into(),
-            via: None,
-        })
-    };
+    let added = crate::util::source_added;
     store
         .write(&origin, Duration::from_secs(5), |w| {
             w.append(added(1, 2, "https://b.example"))?;

@@ -712,19 +712,7 @@ fn issue9_a_draft_the_user_cannot_write_is_not_rewritten() {
     std::fs::set_permissions(&draft, std::fs::Permissions::from_mode(0o444)).unwrap();
     std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(&sb.ledger, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("cite");
-    let root = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    let mut cmd = if root {
-        let mut c = std::process::Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(&bin);
-        c
-    } else {
-        std::process::Command::new(&bin)
-    };
+    let mut cmd = crate::util::cite_unprivileged();
     let out = cmd
         .arg("--ledger")
         .arg(&sb.ledger)

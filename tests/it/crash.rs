@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use crate::util::Sandbox;
 
-fn big_ingest_input(sb: &Sandbox, n: usize) -> std::path::PathBuf {
+/// A JSON tool output of `n` distinct URLs, written into the sandbox.
+pub fn big_ingest_input(sb: &Sandbox, n: usize) -> std::path::PathBuf {
     let items: Vec<String> = (0..n)
         .map(|i| format!(r#"{{"url":"https://k{i}.example/p","title":"P {i}"}}"#))
         .collect();
@@ -16,6 +17,19 @@ fn big_ingest_input(sb: &Sandbox, n: usize) -> std::path::PathBuf {
         "big.json",
         &format!(r#"{{"results":[{}]}}"#, items.join(",")),
     )
+}
+
+/// `cite ingest INPUT` on the sandbox's ledger, running, its output dropped.
+pub fn spawn_ingest(sb: &Sandbox, input: &std::path::Path) -> std::process::Child {
+    Command::new(assert_cmd::cargo::cargo_bin("cite"))
+        .arg("--ledger")
+        .arg(&sb.ledger)
+        .arg("ingest")
+        .arg(input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn ingest")
 }
 
 /// Regression: the first read after a crash used to fail with "Database has been
@@ -31,15 +45,7 @@ fn reads_after_a_killed_ingest_see_the_committed_state() {
     let mut killed_mid_write = false;
     for _attempt in 0..3 {
         let before = std::fs::metadata(&sb.ledger).unwrap().len();
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("cite"))
-            .arg("--ledger")
-            .arg(&sb.ledger)
-            .arg("ingest")
-            .arg(&input)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn ingest");
+        let mut child = spawn_ingest(&sb, &input);
         // Kill once the transaction has started writing pages: the file grows.
         let exited = loop {
             if child.try_wait().expect("try_wait").is_some() {

@@ -11,7 +11,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use cite::store::Store;
-use cite::store::event::{Epoch, Event, MAX_ID, Origin, SourceAdded, SourceId};
+use cite::store::event::{Event, MAX_ID, Origin};
 use cite::store::lock::LockMode;
 use cite::store::tables::{META, SOURCES, URLS};
 use redb::ReadableTable;
@@ -29,15 +29,7 @@ fn origin() -> Origin {
 }
 
 fn added(id: u64, url: &str) -> Event {
-    Event::SourceAdded(SourceAdded {
-        epoch: Epoch(1),
-        id: SourceId(id),
-        url_given: url.into(),
-        url: url.into(),
-        title: String::new(),
-        accessed: "2024-01-01".into(),
-        via: None,
-    })
+    crate::util::source_added(1, id, url)
 }
 
 /// How many records the log holds.
@@ -356,16 +348,7 @@ fn issue8_kills_during_creation_never_brick_the_ledger() {
         let _ = child.kill();
         let out = child.wait_with_output().unwrap();
         let printed = String::from_utf8_lossy(&out.stdout).into_owned();
-        let cite = |args: &[&str]| -> Outcome {
-            let started = Instant::now();
-            let out = Command::new(&bin)
-                .arg("--ledger")
-                .arg(&ledger)
-                .args(args)
-                .output()
-                .unwrap();
-            Outcome::from_output(out, started.elapsed())
-        };
+        let cite = |args: &[&str]| sb.run_at(&ledger, args);
         let list = cite(&["list"]);
         assert_eq!(list.code, 0, "round {round}: list: {}", list.stderr);
         if printed == "[1] https://a.example\n" {
@@ -396,19 +379,7 @@ fn issue8_kills_during_creation_never_brick_the_ledger() {
 // ---- 5. --wait bounds every wait ---------------------------------------------------------
 
 fn spawn_big_ingest(sb: &Sandbox, n: usize) -> Child {
-    let items: Vec<String> = (0..n)
-        .map(|i| format!(r#"{{"url":"https://big{i}.example/p"}}"#))
-        .collect();
-    let input = sb.file("big.json", &format!("[{}]", items.join(",")));
-    Command::new(assert_cmd::cargo::cargo_bin("cite"))
-        .arg("--ledger")
-        .arg(&sb.ledger)
-        .arg("ingest")
-        .arg(&input)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    crate::crash::spawn_ingest(sb, &crate::crash::big_ingest_input(sb, n))
 }
 
 /// Sends `sig` to `child`; false when it has already exited.
@@ -769,19 +740,9 @@ fn issue8_a_read_only_ledger_says_so() {
     std::fs::set_permissions(&ledger, std::fs::Permissions::from_mode(0o444)).unwrap();
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
     std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    // As root every file is writable: run as nobody there.
     let as_user = |args: &[&str]| -> Outcome {
-        let bin = assert_cmd::cargo::cargo_bin("cite");
-        let mut cmd = if is_root() {
-            let mut c = Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                .arg(&bin);
-            c
-        } else {
-            Command::new(&bin)
-        };
         let started = Instant::now();
-        let out = cmd
+        let out = crate::util::cite_unprivileged()
             .arg("--ledger")
             .arg(&ledger)
             .args(args)
@@ -799,14 +760,4 @@ fn issue8_a_read_only_ledger_says_so() {
     assert!(!out.stderr.contains("damaged"), "{}", out.stderr);
     assert!(!out.stderr.contains("backup"), "{}", out.stderr);
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-/// Whether this test runs as root (uid 0), read from /proc without unsafe code.
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
-        .unwrap_or(false)
 }

@@ -106,3 +106,44 @@ impl Outcome {
         }
     }
 }
+
+/// A `SourceAdded` event of `url` as `[id]` in `epoch`, for stores written directly.
+pub fn source_added(epoch: u64, id: u64, url: &str) -> cite::store::event::Event {
+    use cite::store::event::{Epoch, Event, SourceAdded, SourceId};
+    Event::SourceAdded(SourceAdded {
+        epoch: Epoch(epoch),
+        id: SourceId(id),
+        url_given: url.into(),
+        url: url.into(),
+        title: String::new(),
+        accessed: "2024-01-01".into(),
+        via: None,
+    })
+}
+
+/// Whether the tests run as root (uid 0), read from /proc.
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("Uid:"))
+        .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
+        .unwrap_or(false)
+}
+
+/// The `cite` binary run as an unprivileged user: as `nobody` (through `setpriv`) when
+/// the tests run as root, for whom every file is writable; as this user otherwise.
+pub fn cite_unprivileged() -> std::process::Command {
+    let bin = assert_cmd::cargo::cargo_bin("cite");
+    let mut cmd = if is_root() {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin);
+        c
+    } else {
+        std::process::Command::new(bin)
+    };
+    cmd.env_remove("CITE_LEDGER")
+        .env_remove("HERMES_CITATION_LEDGER");
+    cmd
+}
