@@ -236,6 +236,8 @@ pub enum DecodeError {
     Malformed(String),
     #[error("record has {0} trailing byte(s)")]
     TrailingBytes(usize),
+    #[error("record is not in its canonical encoding (it decodes, but encodes to other bytes)")]
+    NotCanonical,
 }
 
 impl Record {
@@ -266,12 +268,18 @@ impl Record {
         if !rest.is_empty() {
             return Err(DecodeError::TrailingBytes(rest.len()));
         }
-        Ok(Record {
+        let record = Record {
             format,
             provenance: body.provenance,
             prev: body.prev,
             event: body.event,
-        })
+        };
+        // A record has one spelling: postcard reads overlong varints it never writes, and
+        // a second spelling of a record would hash differently from its re-encoding.
+        if record.encode() != bytes {
+            return Err(DecodeError::NotCanonical);
+        }
+        Ok(record)
     }
 
     /// The chain hash of this record: blake3 over its canonical encoding.
@@ -322,6 +330,9 @@ mod tests {
         };
         let mut bytes = rec.encode();
         assert_eq!(Record::decode(&bytes).unwrap(), rec);
+        // The format, 1, spelled as an overlong varint: a second spelling is refused.
+        let overlong = [&[0x81, 0x00], &bytes[1..]].concat();
+        assert_eq!(Record::decode(&overlong), Err(DecodeError::NotCanonical));
         bytes.push(0);
         assert_eq!(Record::decode(&bytes), Err(DecodeError::TrailingBytes(1)));
         let future = postcard::to_stdvec(&(FORMAT_VERSION + 1)).unwrap();
