@@ -39,6 +39,8 @@ mod sentences;
 mod verify;
 
 #[cfg(test)]
+mod prop_closed;
+#[cfg(test)]
 mod prop_tests;
 
 use std::borrow::Cow;
