@@ -77,7 +77,10 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
 /// is as it was).
 fn refusal(path: &Path, e: draft::ReplaceError) -> CliError {
     let shown = path.display();
-    let rerun = format!("then run `cite render --replace-in {shown}` again; nothing was written");
+    let rerun = format!(
+        "then run `cite render --replace-in {}` again; nothing was written",
+        crate::text::shell_word(&path.to_string_lossy())
+    );
     CliError::failed(match e {
         draft::ReplaceError::UnclosedFence(fence) => format!(
             "{shown}: the code fence opened at line {} is never closed, so a block written after it would be code — close it with a line {}, {rerun}",

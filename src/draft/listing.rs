@@ -110,12 +110,8 @@ fn trim_url(url: &str) -> &str {
 pub(crate) fn unlisted<'a>(
     text: &'a str,
     shown: &[&str],
-) -> impl Iterator<Item = (usize, &'a str)> + 'a {
-    let starts: Vec<usize> = shown
-        .iter()
-        .map(|u| u.as_ptr() as usize - text.as_ptr() as usize)
-        .collect();
-    urls(text).filter(move |(at, _)| !starts.contains(at))
+) -> impl Iterator<Item = (usize, &'a str)> {
+    urls(text).filter(|(_, url)| !shown.iter().any(|s| s.as_ptr() == url.as_ptr()))
 }
 
 #[cfg(test)]

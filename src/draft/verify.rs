@@ -12,7 +12,6 @@
 //! malformed markers, and URLs the ledger does not have. Each finding carries the first
 //! draft line it applies to; "registered but not cited" is about the ledger and has none.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::fmt;
 use std::path::PathBuf;
@@ -20,6 +19,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{BlockEntry, LIST_AT_MOST, MAX_CITATIONS_PER_SENTENCE, NoteKind, Summary, summarize};
+use crate::text::shell_word;
 
 /// What `verify` needs to know about the ledger.
 pub trait LedgerFacts {
@@ -207,9 +207,10 @@ pub fn verify_summary(
 ) -> Report {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    let draft_arg = opts.draft.as_ref().map_or(Cow::Borrowed("DRAFT"), |p| {
-        shell_word(&p.display().to_string()).into_owned().into()
-    });
+    let draft_arg = opts.draft.as_ref().map_or_else(
+        || "DRAFT".to_string(),
+        |p| shell_word(&p.to_string_lossy()).into_owned(),
+    );
     let rerender = format!("`cite render --replace-in {draft_arg}`");
 
     // First line of each cited id; its keys are the cited set.
@@ -550,16 +551,6 @@ fn unknown_message(unknown: &[u64], ledger: &dyn LedgerFacts, opts: &VerifyOptio
         ));
     }
     message
-}
-
-/// `text` as one shell word: as it is when that is safe, else in single quotes.
-fn shell_word(text: &str) -> Cow<'_, str> {
-    let safe = |b: u8| b.is_ascii_alphanumeric() || b"/._-:,@%+=".contains(&b);
-    if !text.is_empty() && text.bytes().all(safe) {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(format!("'{}'", text.replace('\'', r"'\''")))
-    }
 }
 
 /// Up to this many ids are listed one by one, as `sources.py` lists them.
