@@ -1,18 +1,23 @@
-//! Inline code spans (`` `code` ``): not prose, so a marker, a citation or a URL inside
-//! one counts for nothing, and punctuation inside one ends no sentence.
+//! Inline code spans (`` `code` ``) and HTML comments (`<!-- … -->`): not prose, so a
+//! marker, a citation or a URL inside one counts for nothing, and punctuation inside
+//! one ends no sentence. A comment is not even seen by the reader: a marker hidden in
+//! one (`claim.<!-- [1] -->`) must not cover the sentence it follows.
 //!
-//! CommonMark's rule: a run of N backticks opens a span that the next run of exactly N
-//! backticks closes, even on a later line of the same paragraph; a run with no such
-//! closer is literal text. Reading spans one line at a time would let a span that
+//! CommonMark's rule for code: a run of N backticks opens a span that the next run of
+//! exactly N backticks closes, even on a later line of the same paragraph; a run with no
+//! such closer is literal text. Reading spans one line at a time would let a span that
 //! crosses a line break (`` `x [1] `` ⏎ `` y` ``) hand out provenance from inside code,
 //! so an opener without a closer on its line looks ahead, through the rest of its
 //! paragraph only. A paragraph ends, for this purpose, at a blank line, a heading, a
 //! table row, a fence line or the generated tail, which is simpler than CommonMark's
 //! block rules but never joins text a renderer would keep apart across a blank line.
+//! A comment runs to the next `-->`, wherever it is before the tail; one that is never
+//! closed is read as text (as an inline one is shown).
 //!
 //! Two runs of the same length in a paragraph always pair up, so a look-ahead fails at
 //! most once per run length per paragraph; with runs longer than [`LONGEST_RUN`] never
-//! opening a span, a draft is read in linear time whatever its backticks.
+//! opening a span, and a failed search for `-->` never repeated, a draft is read in
+//! linear time whatever its backticks and comments.
 
 use super::layout;
 
@@ -21,13 +26,15 @@ use super::layout;
 /// fences inline code with 64 backticks.
 const LONGEST_RUN: usize = 63;
 
-/// The code spans of prose lines, read in draft order.
+/// The code spans and comments of prose lines, read in draft order.
 pub(crate) struct Spans<'a> {
     draft: &'a str,
     /// Where prose ends (the generated tail's offset): no span looks past it.
     limit: usize,
-    /// A span opened on an earlier line: the offset just past its closing run.
+    /// A span opened on an earlier line: the offset just past its end.
     open_until: Option<usize>,
+    /// No `-->` follows: a search for one failed, so every later one would.
+    no_comment_end: bool,
 }
 
 impl<'a> Spans<'a> {
@@ -36,12 +43,14 @@ impl<'a> Spans<'a> {
             draft,
             limit,
             open_until: None,
+            no_comment_end: false,
         }
     }
 
-    /// The code spans of the line `text` starting at byte `start` of the draft, as
-    /// ranges of `text`, in order, into `out`. `paragraph`: whether the line can be
-    /// continued by the next (not a heading or table row), so a span may run on.
+    /// The code spans and comments of the line `text` starting at byte `start` of the
+    /// draft, as ranges of `text`, in order, into `out`. `paragraph`: whether the line
+    /// can be continued by the next (not a heading or table row), so a code span may run
+    /// on.
     pub(crate) fn line(
         &mut self,
         start: usize,
@@ -61,7 +70,25 @@ impl<'a> Spans<'a> {
             at = end - start;
         }
         let bytes = text.as_bytes();
-        while let Some(i) = text[at..].find('`').map(|i| at + i) {
+        while let Some(i) = text[at..].find(['`', '<']).map(|i| at + i) {
+            if bytes[i] == b'<' {
+                if !text[i..].starts_with("<!--") {
+                    at = i + 1;
+                    continue;
+                }
+                if let Some(j) = text[i + 4..].find("-->") {
+                    out.push((i, i + 4 + j + 3));
+                    at = i + 4 + j + 3;
+                    continue;
+                }
+                if let Some(end) = self.comment_end(start + text.len()) {
+                    out.push((i, text.len()));
+                    self.open_until = Some(end);
+                    return;
+                }
+                at = i + 4;
+                continue;
+            }
             let n = bytes[i..].iter().take_while(|&&b| b == b'`').count();
             let after = i + n;
             if n > LONGEST_RUN {
@@ -80,6 +107,18 @@ impl<'a> Spans<'a> {
             }
             at = after;
         }
+    }
+
+    /// The offset just past the first `-->` after `from`, before the tail.
+    fn comment_end(&mut self, from: usize) -> Option<usize> {
+        if self.no_comment_end || from >= self.limit {
+            return None;
+        }
+        let found = self.draft[from..self.limit]
+            .find("-->")
+            .map(|j| from + j + 3);
+        self.no_comment_end = found.is_none();
+        found
     }
 
     /// The offset just past a run of exactly `n` backticks in the lines after the one
@@ -121,10 +160,18 @@ fn run_of(text: &str, from: usize, n: usize) -> Option<usize> {
     None
 }
 
-/// Whether byte `at` of a line lies in one of its code `spans` (sorted, disjoint).
+/// Whether byte `at` of a line lies in one of its `spans` (sorted, disjoint).
 pub(crate) fn in_code(spans: &[(usize, usize)], at: usize) -> bool {
+    span_end(spans, at).is_some()
+}
+
+/// The end of the span that holds byte `at`, if one does.
+pub(crate) fn span_end(spans: &[(usize, usize)], at: usize) -> Option<usize> {
     let i = spans.partition_point(|&(_, end)| end <= at);
-    spans.get(i).is_some_and(|&(start, _)| start <= at)
+    spans
+        .get(i)
+        .filter(|&&(start, _)| start <= at)
+        .map(|&(_, end)| end)
 }
 
 #[cfg(test)]
@@ -177,6 +224,20 @@ mod tests {
         assert_eq!(out, [(2, 4)]);
         s.line(6, "y` b", true, &mut out);
         assert_eq!(out, [(0, 2)]);
+    }
+
+    #[test]
+    fn html_comments_are_not_prose() {
+        assert_eq!(
+            spans("a.<!-- [1] --> b `c` <b> <!- d"),
+            [vec!["<!-- [1] -->", "`c`"]]
+        );
+        // Across lines, even blank ones; one never closed is text.
+        assert_eq!(
+            spans("a <!-- x\n\n[1] -->.[2] <!-- y"),
+            [vec!["<!-- x"], vec![""], vec!["[1] -->"]]
+        );
+        assert_eq!(spans("a <!-- x [1]\nb [2]"), [Vec::<&str>::new(), vec![]]);
     }
 
     #[test]

@@ -67,25 +67,38 @@ fn parse_id(digits: &str) -> u64 {
 }
 
 /// Every id shown right before a URL in `text`: `[N] URL`, `[N] - URL`, `[N]: URL`,
-/// `[N](URL)`. The URL loses trailing sentence punctuation, as [`urls`] gives it.
+/// `[N](URL)`, and the looser shapes a hand-typed listing takes — `**[N]** URL`,
+/// `| [N] | URL |`, `[N] <URL>`, `[[N]](URL)` (a link whose text is the citation),
+/// `[^N] URL`. The URL loses trailing sentence punctuation, as [`urls`] gives it.
 pub(crate) fn pairs(text: &str) -> impl Iterator<Item = (u64, &str)> + '_ {
     text.match_indices('[').filter_map(move |(at, _)| {
         let s = &text[at + 1..];
+        let nested = s.starts_with('[');
+        let s = s.strip_prefix('[').unwrap_or(s);
+        let s = s.strip_prefix('^').unwrap_or(s);
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-        let after = s[digits..].strip_prefix(']').filter(|_| digits > 0)?;
+        let mut after = s[digits..].strip_prefix(']').filter(|_| digits > 0)?;
+        if nested {
+            after = after.strip_prefix(']')?;
+        }
         let url_at = match after.strip_prefix('(') {
             Some(rest) => rest,
-            None => after
-                .trim_start_matches([' ', '\t'])
-                .strip_prefix(['-', '–', '—', ':'])
-                .unwrap_or(after.trim_start_matches([' ', '\t']))
-                .trim_start_matches([' ', '\t']),
+            None => {
+                let rest = gap(after);
+                gap(rest.strip_prefix(['-', '–', '—', ':', '|']).unwrap_or(rest))
+            }
         };
+        let url_at = url_at.strip_prefix('<').unwrap_or(url_at);
         if !(url_at.starts_with("http://") || url_at.starts_with("https://")) {
             return None;
         }
         Some((parse_id(&s[..digits]), trim_url(first_url(url_at)?)))
     })
+}
+
+/// `text` without leading blanks and emphasis marks.
+fn gap(text: &str) -> &str {
+    text.trim_start_matches([' ', '\t', '*', '_'])
 }
 
 /// Every http(s) URL in `text`, with its byte offset, without the punctuation that ends
@@ -155,7 +168,20 @@ mod tests {
         );
         assert_eq!(p("A claim.[1] Next https://e.org [x] https://f.org"), []);
         assert_eq!(p("[1]https://e.org"), [(1, "https://e.org")]);
-        assert_eq!(p("[] https://e.org [^1]: https://e.org"), []);
+        assert_eq!(p("[] https://e.org [x] https://e.org"), []);
+        // The shapes of hand-typed listings.
+        for shown in [
+            "**[6]** https://j.org",
+            "| [6] | https://j.org |",
+            "[6] <https://j.org>",
+            "See [[6]](https://j.org) here",
+            "text[^6] https://j.org",
+            "[^6]: https://j.org",
+            "[6] — *https://j.org*",
+        ] {
+            assert_eq!(p(shown), [(6, "https://j.org")], "{shown}");
+        }
+        assert_eq!(p("| [6] | see https://j.org |"), []);
     }
 
     #[test]

@@ -52,7 +52,8 @@ enum Mark {
     Valid(&'static str, Option<u64>),
     /// Well-formed, after a space (`wavelength. [1]`): counted for the sentence.
     Spaced(&'static str, Option<u64>),
-    /// Not a marker: gives nothing, and must not glue the sentence to the next.
+    /// Not a marker (or one hidden in code or a comment): gives nothing, and must not
+    /// glue the sentence to the next.
     Malformed(&'static str),
 }
 
@@ -68,7 +69,12 @@ fn mark() -> impl Strategy<Value = Mark> {
         ("[unverified]", None),
     ]);
     let mut malformed = ISSUE9_MALFORMED.to_vec();
-    malformed.extend(["[sic]", "[x](https://evil.org/link)"]);
+    malformed.extend([
+        "[sic]",
+        "[x](https://evil.org/link)",
+        "<!-- [2] -->",
+        "`[1]`",
+    ]);
     let malformed = prop::sample::select(malformed);
     prop_oneof![
         2 => Just(Mark::None),
@@ -100,6 +106,8 @@ fn sentence() -> impl Strategy<Value = Sentence> {
             "`https://evil.org/code`",
             "`arr[1]`",
             "`[1] https://evil.org/c`",
+            "<!-- [1] -->",
+            "<!-- x. y -->",
         ]),
     );
     let url = prop::option::weighted(

@@ -8,7 +8,8 @@
 //!
 //! Unlike `sources.py`, what follows the punctuation before the whitespace stays with
 //! the sentence it closes: markdown closers (`*`, `_`, `)`, quotes, `` ` ``, `~`) and
-//! *any* bracket group, well-formed marker or not (with a link target after it). So
+//! *any* bracket group, well-formed marker or not (with a link target after it), and
+//! inline code or an HTML comment. So
 //! `Ice floats.[1] It melts.` is two sentences and the first is cited, and a malformed
 //! marker (`claim.[tool:] Next claim.[policy]`) cannot glue an unsupported sentence to a
 //! supported one: only well-formed markers give provenance, but every group ends the
@@ -22,7 +23,7 @@
 
 use std::iter::Peekable;
 
-use super::inline::in_code;
+use super::inline::{in_code, span_end};
 use super::markers::{self, Kind, Marker};
 use super::{Note, NoteKind, Sentence, Visit};
 use crate::text::word_count;
@@ -47,7 +48,10 @@ pub(crate) fn split_line<'a>(
     }
     // Offsets in `text` are offsets in `line` less `base`.
     let base = text.as_ptr() as usize - line.as_ptr() as usize;
-    let code = |at: usize| in_code(code, base + at);
+    let spans = code;
+    let code = |at: usize| in_code(spans, base + at);
+    // A span may run past the trimmed text, into trailing blanks or the next line.
+    let span_end = |at: usize| span_end(spans, base + at).map(|end| (end - base).min(text.len()));
     // Read as the sentences go by, so a long line is never held as a list of markers.
     let mut found = markers::markers(text).filter(|m| !code(m.start)).peekable();
     let mut start = 0;
@@ -56,7 +60,7 @@ pub(crate) fn split_line<'a>(
         let after = at + c.len_utf8();
         let cjk = matches!(c, '。' | '！' | '？' | '；');
         if (cjk || matches!(c, '.' | '!' | '?')) && !code(at) {
-            let mut end = skip_closers(text, after);
+            let mut end = skip_closers(text, after, &span_end);
             let rest = &text[end..];
             if cjk || rest.is_empty() || rest.starts_with(char::is_whitespace) {
                 if let Some(spaced) = spaced_markers(text, end).filter(|&e| !code(e - 1)) {
@@ -75,11 +79,14 @@ pub(crate) fn split_line<'a>(
     push(text, start, text.len(), &mut found, number, v);
 }
 
-/// The offset past any closers and bracket groups starting at `at` (a group's link
-/// target included): what still belongs to a sentence after its final punctuation.
-fn skip_closers(text: &str, mut at: usize) -> usize {
+/// The offset past any closers, bracket groups (a group's link target included), code
+/// spans and comments starting at `at` (`span_end` gives where one that starts there
+/// ends): what still belongs to a sentence after its final punctuation.
+fn skip_closers(text: &str, mut at: usize, span_end: &dyn Fn(usize) -> Option<usize>) -> usize {
     while let Some(c) = text[at..].chars().next() {
-        if c == '[' {
+        if let Some(end) = span_end(at) {
+            at = end;
+        } else if c == '[' {
             // A group runs to the next bracket when that closes it; a lone `[` is skipped.
             at = match text[at + 1..].find(['[', ']']).map(|i| at + 1 + i) {
                 Some(close) if text.as_bytes()[close] == b']' => {
@@ -351,6 +358,16 @@ mod tests {
         // A marker only in code gives nothing.
         let line = "This claim has only code `[1]`.";
         assert!(!read(line, &[(25, 30)]).sentences[0].has_provenance());
+    }
+
+    #[test]
+    fn issue9_a_comment_hides_no_marker_and_glues_no_sentences() {
+        let line = "An unsupported claim is here.<!-- [1] --> A cited claim is here.[1]";
+        let s = read(line, &[(29, 41)]).sentences;
+        let got: Vec<_> = s.iter().map(|s| s.cited.clone()).collect();
+        assert_eq!(got, [vec![], vec![1]]);
+        let line = "An unsupported claim is here.`x` A cited claim is here.[1]";
+        assert_eq!(read(line, &[(29, 32)]).sentences.len(), 2);
     }
 
     #[test]

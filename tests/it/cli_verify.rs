@@ -867,6 +867,11 @@ fn issue9_a_source_entry_line_anywhere_must_carry_the_ledgers_url() {
         "See [2] https://evil.example.com/x for the data.",
         "See the [2](https://evil.example.com/x) data here.",
         "Use `[2] https://evil.example.com/x` as the source.",
+        "**[2]** https://evil.example.com/x",
+        "| [2] | https://evil.example.com/x |",
+        "See [[2]](https://evil.example.com/x) here.",
+        "[2] <https://evil.example.com/x>",
+        "<!-- [2] https://evil.example.com/x -->",
     ] {
         let text = format!(
             "Ice floats on liquid water.[1]\n\n{stray}\n\nMore prose follows it here.\n{good_block}"
@@ -984,6 +989,18 @@ fn issue9_malformed_markers_never_merge_sentences() {
         out.starts_with(&counts_prefix(2, 1, "50%", [0, 0, 1, 0])),
         "{out}"
     );
+}
+
+#[test]
+fn issue9_a_comment_hides_no_marker_and_glues_no_sentences() {
+    let sb = ledger(1);
+    let text = "An unsupported claim is made right here.<!-- [1] -->\nAnother claim is made right here.<!-- x --> A cited claim is here.[1]\n\n## Sources\n\n[1] https://s1.example/p\n";
+    let (code, out, _, _) = verify_file(&sb, "draft.md", text, &["--min-coverage", "0.5"]);
+    assert!(
+        out.starts_with(&counts_prefix(3, 1, "33%", [1, 0, 0, 0])),
+        "{out}"
+    );
+    assert_eq!(code, 1);
 }
 
 #[test]
