@@ -237,7 +237,7 @@ pub(crate) fn entry(text: &str) -> Option<(u64, &str)> {
 }
 
 /// `scheme://…`, `doi:…`, `arXiv:…`, or a bare domain (`example.org`, `a.b.co/path`).
-fn looks_like_url(token: &str) -> bool {
+pub(crate) fn looks_like_url(token: &str) -> bool {
     let lower = token.to_ascii_lowercase();
     if token.contains("://") || lower.starts_with("doi:") || lower.starts_with("arxiv:") {
         return true;

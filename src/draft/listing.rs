@@ -49,14 +49,20 @@ fn strip_prefixes(text: &str) -> &str {
     }
 }
 
-/// A footnote definition that lists a source: as the block writes it (`[^N]: URL`), or
-/// with an http(s) URL anywhere after `[^N]:`, whatever text comes before it.
+/// A footnote definition that lists a source: as the block writes it (`[^N]: URL`), with
+/// an http(s) URL anywhere after `[^N]:`, whatever text comes before it, or with a bare
+/// domain first (`[^N]: evil.example.com/x`), as an entry line may have one.
 fn footnote(t: &str) -> Option<(u64, &str)> {
     blocks::footnote(t).or_else(|| {
         let s = t.strip_prefix("[^")?;
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
         let rest = s[digits..].strip_prefix("]:").filter(|_| digits > 0)?;
-        Some((parse_id(&s[..digits]), first_url(rest)?))
+        let url = first_url(rest).or_else(|| {
+            rest.split_whitespace()
+                .next()
+                .filter(|token| blocks::looks_like_url(token))
+        })?;
+        Some((parse_id(&s[..digits]), url))
     })
 }
 
@@ -145,6 +151,7 @@ mod tests {
             Some((2, "https://e.org"))
         );
         assert_eq!(e("[^2]: An aside without a link."), None);
+        assert_eq!(e("[^2]: e.org/x — T"), Some((2, "e.org/x")));
         assert_eq!(e("[1] and [2] disagree on the date."), None);
         assert_eq!(e("-[2] https://e.org"), None);
         assert_eq!(e("A claim.[2] https://e.org"), None);
