@@ -650,6 +650,16 @@ mod tests {
         findings.iter().map(Finding::to_string).collect()
     }
 
+    /// The warnings for `draft` against a ledger of ids 1–3, as printed.
+    fn warned(draft: &str) -> Vec<String> {
+        let r = run(
+            draft,
+            &Fake::new(&[1, 2, 3], &[]),
+            &VerifyOptions::default(),
+        );
+        printed(&r.warnings)
+    }
+
     fn messages(findings: &[Finding]) -> Vec<(String, Option<usize>)> {
         findings
             .iter()
@@ -1069,13 +1079,8 @@ Sources:
     #[test]
     fn warnings_come_in_their_order() {
         let draft = "A claim cited four times.[1][1][1][1]\nGuess one from memory here.[unverified]\nGuess two from memory here.[unverified]\n\nSources:\n[1] https://s1.org/p\n[2] https://s2.org/p\n";
-        let r = run(
-            draft,
-            &Fake::new(&[1, 2, 3], &[]),
-            &VerifyOptions::default(),
-        );
         assert_eq!(
-            printed(&r.warnings),
+            warned(draft),
             [
                 "listed in Sources but never cited inline: [2] (line 7)",
                 "registered in the ledger but not cited in this draft: [2], [3]",
@@ -1109,13 +1114,8 @@ Data is at https://s2.org/p and https://elsewhere.org/data today.
 ```
 unclosed
 ";
-        let r = run(
-            draft,
-            &Fake::new(&[1, 2, 3], &[]),
-            &VerifyOptions::default(),
-        );
         assert_eq!(
-            printed(&r.warnings),
+            warned(draft),
             [
                 "registered in the ledger but not cited in this draft: [2], [3]",
                 "1 sentence(s) carry more than 3 citations (line 1)",
@@ -1125,14 +1125,17 @@ unclosed
                 "URL in the draft is not a registered source: https://elsewhere.org/data — register it with `cite add https://elsewhere.org/data` and cite the id it prints instead (line 4)",
             ]
         );
-        // Warnings alone pass, unless --strict.
+        // The only error: the draft cites [1] and has no block.
+        let r = run(
+            draft,
+            &Fake::new(&[1, 2, 3], &[]),
+            &VerifyOptions::default(),
+        );
         assert_eq!(
-            r.errors
-                .iter()
-                .map(|e| e.message.as_str())
-                .collect::<Vec<_>>(),
-            [format!(
-                "draft cites sources but has no `Sources:` block — run {RERENDER}"
+            messages(&r.errors),
+            [f(
+                &format!("draft cites sources but has no `Sources:` block — run {RERENDER}"),
+                Some(1)
             )]
         );
     }
