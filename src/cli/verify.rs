@@ -45,6 +45,8 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         strict: args.strict,
         min_coverage: args.min_coverage,
         evidence: args.evidence,
+        draft: Some(args.draft.clone()),
+        ledger: Some(env.ledger.path().to_path_buf()),
     };
     let verified = report::verify(&view, &text, &opts)?;
     if args.json {

@@ -11,7 +11,9 @@
 //! blank lines up to the next generated block: author prose under a heading that says
 //! "Sources" is prose and is never removed. The one shape of author text the tail can
 //! take is a footnote definition whose text starts with an http(s) URL — which is a
-//! source listing whoever wrote it.
+//! source listing whoever wrote it. A Sources header outside the tail is not ignored,
+//! though: `verify` fails it (a second section, or one the reader may take for the
+//! block), and `render --replace-in` will not add a block beside it.
 //!
 //! The tail is found in one backward pass (a small dynamic programme over the lines), so
 //! a draft of many block-like lines still costs linear time.
@@ -115,7 +117,7 @@ pub(crate) fn tail(draft: &str) -> Tail<'_> {
                     .by_ref()
                     .map(|l| l.text)
                     .take_while(|t| shape(t) != Shape::BibClose);
-                bib_entry(text, fields)
+                bib_open(text).map(|(_, id)| (id, bib_url(fields)))
             }
             _ => None,
         };
@@ -145,6 +147,20 @@ enum Shape {
     BibOpen,
     BibClose,
     Other,
+}
+
+/// Whether a line (outside code) can sit under a Sources header in a generated block:
+/// what ends a hand-typed Sources section is the first line that cannot.
+pub(crate) fn in_block_body(text: &str) -> bool {
+    matches!(
+        shape(text),
+        Shape::Blank
+            | Shape::Entry
+            | Shape::Footnote
+            | Shape::Evidence
+            | Shape::BibOpen
+            | Shape::BibClose
+    )
 }
 
 fn shape(text: &str) -> Shape {
@@ -221,7 +237,7 @@ pub(crate) fn entry(text: &str) -> Option<(u64, &str)> {
 }
 
 /// `scheme://…`, `doi:…`, `arXiv:…`, or a bare domain (`example.org`, `a.b.co/path`).
-fn looks_like_url(token: &str) -> bool {
+pub(crate) fn looks_like_url(token: &str) -> bool {
     let lower = token.to_ascii_lowercase();
     if token.contains("://") || lower.starts_with("doi:") || lower.starts_with("arxiv:") {
         return true;
@@ -240,7 +256,7 @@ fn looks_like_url(token: &str) -> bool {
 /// A footnote definition as `render --style footnotes` writes it: `[^N]: URL — TITLE`,
 /// the URL first (any `scheme://`, since the ledger also keeps ftp and file URLs). An
 /// author's footnote of prose (`[^1]: As argued…`) is not one.
-fn footnote(text: &str) -> Option<(u64, &str)> {
+pub(crate) fn footnote(text: &str) -> Option<(u64, &str)> {
     let s = text.trim_start().strip_prefix("[^")?;
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
     if !(1..=18).contains(&digits) {
@@ -264,41 +280,39 @@ fn is_evidence(text: &str) -> bool {
 
 /// `@misc{sourceN,` — the first line of a rendered BibTeX entry.
 fn is_bib_open(text: &str) -> bool {
-    let t = text.trim();
-    let Some(rest) = t
-        .get(..6)
-        .filter(|p| p.eq_ignore_ascii_case("@misc{"))
-        .map(|_| &t[6..])
-    else {
-        return false;
-    };
-    rest.strip_prefix("source")
-        .and_then(|r| r.strip_suffix(','))
-        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+    bib_open(text).is_some_and(|(kind, _)| kind.eq_ignore_ascii_case("misc"))
 }
 
-/// The id and URL of a BibTeX entry as `render --style bibtex` writes it, from its
-/// `@misc{sourceN,` line and its field lines (up to its `}`), all of which it reads: the
-/// URL is `howpublished = {\url{…}}`, unescaped, else the first http(s) URL in the
-/// entry, else empty (which the ledger check then reports).
-fn bib_entry<'a>(open: &str, fields: impl Iterator<Item = &'a str>) -> Option<(u64, Cow<'a, str>)> {
+/// `@TYPE{sourceN,`: the type and id of the BibTeX entry a line opens (any type: the
+/// block writes `@misc`, BibLaTeX exports `@online`). An id too long for a `u64` is no
+/// id the ledger has, and is read as `u64::MAX`.
+pub(crate) fn bib_open(text: &str) -> Option<(&str, u64)> {
+    let t = text.trim().strip_prefix('@')?;
+    let kind = t.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let key = t[kind..].strip_prefix('{')?;
+    let digits = key
+        .get(..6)
+        .filter(|k| k.eq_ignore_ascii_case("source"))
+        .map(|_| &key[6..])?
+        .strip_suffix(',')?;
+    (kind > 0 && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| (&t[..kind], digits.parse().unwrap_or(u64::MAX)))
+}
+
+/// The URL of a BibTeX entry as `render --style bibtex` writes it, from its field lines
+/// (up to its `}`), all of which it reads: `howpublished = {\url{…}}`, unescaped, else
+/// the first http(s) URL in the entry, else empty (which the ledger check then reports).
+pub(crate) fn bib_url<'a>(fields: impl Iterator<Item = &'a str>) -> Cow<'a, str> {
     let mut published = None;
     let mut any_url = None;
     for field in fields {
         published = published.or_else(|| howpublished(field));
         any_url = any_url.or_else(|| first_url(field));
     }
-    let open = open.trim();
-    let id = open
-        .get(6..open.len() - 1)?
-        .strip_prefix("source")?
-        .parse()
-        .ok()?;
-    let url = published
+    published
         .map(Cow::Owned)
         .or(any_url.map(Cow::Borrowed))
-        .unwrap_or_default();
-    Some((id, url))
+        .unwrap_or_default()
 }
 
 /// The URL of a `howpublished = {\url{…}},` field, unescaped.
@@ -328,12 +342,18 @@ fn unescape(text: &str) -> String {
     out
 }
 
-/// The first `https?://[^\s"'<>)\]}]+` in `text`, except that a `)` closing a `(`
+/// The first `` https?://[^\s"'<>)\]}`]+ `` in `text`, except that a `)` closing a `(`
 /// opened inside the URL belongs to it: `render` writes ledger URLs such as
 /// `https://en.wikipedia.org/wiki/Rust_(programming_language)` verbatim, and cutting
 /// them at the `)` made every rendered draft citing one fail `verify`. A `)` with no
-/// `(` before it in the URL still ends it, as in `(see https://a.org/x)`.
+/// `(` before it in the URL still ends it, as in `(see https://a.org/x)`. A backtick
+/// ends it too (it closes inline code; a canonical URL has it escaped as `%60`).
 pub(crate) fn first_url(text: &str) -> Option<&str> {
+    // Most lines of prose have no colon: one byte search skips them without building a
+    // substring searcher.
+    if !text.as_bytes().contains(&b':') {
+        return None;
+    }
     text.match_indices("http").find_map(|(at, _)| {
         let rest = &text[at + 4..];
         let scheme = if rest.starts_with("://") {
@@ -354,7 +374,7 @@ pub(crate) fn first_url(text: &str) -> Option<&str> {
                     open -= 1;
                     false
                 }
-                _ => c.is_whitespace() || "\"'<>)]}".contains(c),
+                _ => c.is_whitespace() || "\"'<>)]}`".contains(c),
             })
             .unwrap_or(text.len() - at - scheme);
         (body > 0).then(|| &text[at..at + scheme + body])

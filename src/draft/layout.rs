@@ -9,7 +9,8 @@
 //! opens with three or more backticks or tildes (any indentation), and only a run of the
 //! *same* character, at least as long, with nothing after it, closes it. So a `~~~` line
 //! inside a ```` ``` ```` example stays code, as every markdown renderer shows it. A fence
-//! left open runs to the end of the draft.
+//! left open runs to the end of the draft, and [`Lines::open_fence`] names it: a block
+//! appended after it would be code, so `verify` warns and `render --replace-in` refuses.
 
 /// One line of the draft.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,23 @@ pub(crate) struct Line<'a> {
     pub text: &'a str,
     /// A fence line or a line inside fenced code: never prose, never part of a block.
     pub code: bool,
+}
+
+/// A code fence: the line that opens it, and the run that opens it (``` ```` ``` or
+/// `~~~`), which a line of the same run closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Fence {
+    /// 1-based line number of the opening line.
+    pub line: usize,
+    pub ch: char,
+    pub len: usize,
+}
+
+impl Fence {
+    /// The run of fence characters that closes it.
+    pub fn closer(&self) -> String {
+        self.ch.to_string().repeat(self.len)
+    }
 }
 
 /// The draft's lines in order, with fenced code marked. An iterator, so a large draft
@@ -61,8 +79,15 @@ pub(crate) struct Lines<'a> {
     pieces: Option<std::str::Split<'a, char>>,
     number: usize,
     start: usize,
-    /// The fence that is open: its character and length.
-    open: Option<(char, usize)>,
+    /// The fence that is open.
+    open: Option<Fence>,
+}
+
+impl Lines<'_> {
+    /// The fence still open after the lines read so far.
+    pub(crate) fn open_fence(&self) -> Option<Fence> {
+        self.open
+    }
 }
 
 impl<'a> Iterator for Lines<'a> {
@@ -71,22 +96,26 @@ impl<'a> Iterator for Lines<'a> {
     fn next(&mut self) -> Option<Line<'a>> {
         let raw = self.pieces.as_mut()?.next()?;
         let text = raw.strip_suffix('\r').unwrap_or(raw);
+        self.number += 1;
         let code = match self.open {
-            Some((ch, len)) => {
-                if closes(text, ch, len) {
+            Some(fence) => {
+                if closes(text, fence.ch, fence.len) {
                     self.open = None;
                 }
                 true
             }
             None => match opens(text) {
-                Some(fence) => {
-                    self.open = Some(fence);
+                Some((ch, len)) => {
+                    self.open = Some(Fence {
+                        line: self.number,
+                        ch,
+                        len,
+                    });
                     true
                 }
                 None => false,
             },
         };
-        self.number += 1;
         let line = Line {
             number: self.number,
             start: self.start,
@@ -99,7 +128,7 @@ impl<'a> Iterator for Lines<'a> {
 }
 
 /// The fence character and length if `text` opens a fence.
-fn opens(text: &str) -> Option<(char, usize)> {
+pub(crate) fn opens(text: &str) -> Option<(char, usize)> {
     let t = text.trim_start();
     let ch = t.chars().next().filter(|c| matches!(c, '`' | '~'))?;
     let len = t.chars().take_while(|&c| c == ch).count();
@@ -116,7 +145,7 @@ fn closes(text: &str, ch: char, len: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{lines, lines_backwards};
+    use super::{Fence, lines, lines_backwards};
 
     fn code_flags(draft: &str) -> Vec<bool> {
         lines(draft).map(|l| l.code).collect()
@@ -165,6 +194,22 @@ mod tests {
     #[test]
     fn an_unclosed_fence_runs_to_the_end() {
         assert_eq!(code_flags("p\n  ```\nx\ny"), [false, true, true, true]);
+    }
+
+    /// The fence left open at the end of `draft`.
+    fn unclosed_fence(draft: &str) -> Option<Fence> {
+        let mut all = lines(draft);
+        all.by_ref().for_each(drop);
+        all.open_fence()
+    }
+
+    #[test]
+    fn the_fence_left_open_is_named() {
+        let open = |d| unclosed_fence(d).map(|f| (f.line, f.closer()));
+        assert_eq!(open("p\n```\nx\n```\n~~~~\ny\n"), Some((5, "~~~~".into())));
+        assert_eq!(open("p\n```\nx\n```\n"), None);
+        assert_eq!(open("```\n~~~\n"), Some((1, "```".into())));
+        assert_eq!(open(""), None);
     }
 
     #[test]

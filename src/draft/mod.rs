@@ -1,37 +1,45 @@
 //! Draft analysis: what a draft cites, which sentences declare provenance, and whether
-//! its Sources block agrees with the ledger.
+//! what it shows the reader as sources agrees with the ledger.
 //!
 //! Pure text in, plain data out: no store, no files, no terminal. The ledger comes in as
 //! [`LedgerFacts`] and URL canonicalization as a function, so this module depends on
 //! neither the store nor the ledger module, and `verify` of a large draft is a few
-//! linear passes plus one lookup per distinct id. Lines, sentences and markers are read
-//! as iterators over the draft's text and never copied or collected: `verify` holds the
-//! draft once, a bit per line, and what it cites and lists ([`Summary`]).
+//! linear passes plus one lookup per distinct id and URL. Lines, sentences and markers
+//! are read as iterators over the draft's text and never copied or collected: `verify`
+//! holds the draft once, a bit per line, and what it cites and lists ([`Summary`]).
 //!
 //! The rules are `sources.py`'s, tightened where SPEC §2 says so and where a submodule
-//! says why:
+//! says why. The promise they keep: a draft that passes shows the reader only ledger
+//! URLs next to ids, and hides no unsupported sentence behind a malformed marker.
 //!
 //! - `layout`: numbered lines; fenced code (```` ``` ```` / `~~~`) is never prose.
+//! - `inline`: inline code spans, which are not prose either.
 //! - `blocks`: the generated Sources block at the end (header + entries, footnote
-//!   definitions, or BibTeX entries); a heading that merely says "Sources" with author
-//!   prose under it stays prose.
-//! - `markers`: the permissive `[N]` scan for ledger checks, and the well-formed
-//!   `[N]` / `[tool:NAME]` / `[policy]` / `[unverified]` markers for provenance.
+//!   definitions, or BibTeX entries); a heading that says "Sources" with author prose
+//!   under it is not one, and neither is any Sources section before the end.
+//! - `listing`: every line, anywhere, that shows an id with a URL, however it is typed.
+//! - `markers`: the well-formed `[N]` / `[tool:NAME]` / `[policy]` / `[unverified]`
+//!   markers — the one rule for what a citation is — and the malformed ones.
 //! - `sentences`: prose lines into sentences of 4+ words.
 //! - `verify`: the checks, their wording and order, and the report.
 //!
 //! Line numbers are 1-based, as editors show them. A [`Finding`] keeps its message
-//! exactly as `sources.py` words it and carries the line separately; its `Display` is
-//! `MESSAGE (line N)`, so the CLI prints `FAIL: MESSAGE (line N)` / `warn: MESSAGE (line N)`
-//! and tools matching the old wording as a substring still match. Where a message names
-//! several ids, the line is the first place in the draft any of them occurs.
+//! exactly as `sources.py` words it (with what to run appended) and carries the line
+//! separately; its `Display` is `MESSAGE (line N)`, so the CLI prints
+//! `FAIL: MESSAGE (line N)` / `warn: MESSAGE (line N)` and tools matching the old wording
+//! as a substring still match. Where a message names several ids, the line is the first
+//! place in the draft any of them occurs.
 
 mod blocks;
+mod inline;
 mod layout;
+mod listing;
 mod markers;
 mod sentences;
 mod verify;
 
+#[cfg(test)]
+mod prop_closed;
 #[cfg(test)]
 mod prop_tests;
 
@@ -40,16 +48,22 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+pub use layout::Fence;
 pub use verify::{Counts, Finding, LedgerFacts, Report, VerifyOptions, verify, verify_summary};
 
 /// A sentence with more citations than this draws a warning.
 pub const MAX_CITATIONS_PER_SENTENCE: usize = 3;
 
+/// Findings that name one place each (a malformed marker, a raw URL) are listed one by
+/// one up to this many, and the rest counted: a draft of a million mistakes gets a
+/// report of a few lines, and so does the terminal for a coverage failure.
+pub const LIST_AT_MOST: usize = 20;
+
 /// Everything a draft says, item by item: each citation and each sentence. Holds an
 /// entry per citation and per sentence; `verify` reads a [`Summary`] instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Analysis<'a> {
-    /// Every `[N]` in the prose (the permissive scan: glued or not), in draft order.
+    /// Every well-formed `[N]` in the prose (outside code), in draft order.
     pub citations: Vec<Citation>,
     /// The generated Sources block the draft ends with, in any render style.
     pub block: Option<SourcesBlock<'a>>,
@@ -57,18 +71,76 @@ pub struct Analysis<'a> {
     pub sentences: Vec<Sentence<'a>>,
 }
 
-/// What `verify` needs of a draft, in memory that grows with the ids it cites and the
-/// entries of its Sources block, not with its prose: a draft is read line by line and
-/// each citation and sentence is counted and dropped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What `verify` needs of a draft, in memory that grows with the ids and URLs it shows
+/// and the entries of its Sources block, not with its prose: a draft is read line by
+/// line and each citation and sentence is counted and dropped.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Summary<'a> {
-    /// Each id cited in the prose (the permissive scan), with the first line citing it.
+    /// Each id cited in the prose, with the first line citing it.
     pub cited: BTreeMap<u64, usize>,
     /// The line of the first citation.
     pub first_citation: Option<usize>,
     /// The generated Sources block the draft ends with, in any render style.
     pub block: Option<SourcesBlock<'a>>,
     pub sentences: SentenceCounts,
+    /// Every place outside that block that shows an id with a URL (a hand-typed entry,
+    /// `[N](URL)`, a BibTeX entry, in prose or code), in draft order.
+    pub listed: Vec<BlockEntry<'a>>,
+    /// The Sources headers, and whether one is not the generated block.
+    pub sections: Sections,
+    /// A code fence left open at the end: everything after it is code.
+    pub unclosed_fence: Option<Fence>,
+    /// Each URL the draft shows with no id (in prose outside code, and beside an entry's
+    /// own URL), as written, with the first line it is on.
+    pub urls: BTreeMap<&'a str, usize>,
+    /// The first [`LIST_AT_MOST`] malformed or misplaced markers, in draft order.
+    pub notes: Vec<Note<'a>>,
+    /// How many malformed or misplaced markers there are in all.
+    pub note_count: usize,
+}
+
+/// The Sources headers of a draft (outside code).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Sections {
+    /// How many there are.
+    pub count: usize,
+    /// The lines of the first two.
+    pub first: Option<usize>,
+    pub second: Option<usize>,
+    /// The first that does not head the generated block at the end.
+    pub misplaced: Option<Misplaced>,
+}
+
+/// A Sources header that does not head the generated block at the end: a section typed
+/// by hand, or a heading with the author's own text under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Misplaced {
+    pub header: usize,
+    /// The first line after it that no generated block holds (author text, code, another
+    /// header).
+    pub followed_by: Option<usize>,
+}
+
+/// A marker that gives no provenance, or gives it only by a guess, and what to write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note<'a> {
+    pub line: usize,
+    pub kind: NoteKind,
+    /// As written.
+    pub written: &'a str,
+    /// What to do instead (`write [1][2]`), or the text as it should be written.
+    pub fix: String,
+}
+
+/// What is wrong with a marker a [`Note`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// Not well-formed (`[1, 2]`, `[tool:]`, `[[policy]]`): no provenance.
+    Malformed,
+    /// Well-formed but set off by a space from the sentence it follows
+    /// (`wavelength. [1]`): counted for that sentence, and reported.
+    Spaced,
 }
 
 /// The prose sentences of a draft, counted.
@@ -82,10 +154,10 @@ pub struct SentenceCounts {
     pub tool: usize,
     pub policy: usize,
     pub unverified: usize,
-    /// With more than [`MAX_CITATIONS_PER_SENTENCE`] `[N]`, well-formed or not.
+    /// With more than [`MAX_CITATIONS_PER_SENTENCE`] `[N]`.
     pub over_cited: usize,
-    /// The line of the first sentence without provenance.
-    pub first_without_provenance: Option<usize>,
+    /// The lines of the sentences without provenance, each line once, in order.
+    pub uncovered: Vec<usize>,
     /// The line of the first sentence marked `[unverified]`.
     pub first_unverified: Option<usize>,
     /// The line of the first over-cited sentence.
@@ -99,8 +171,8 @@ impl SentenceCounts {
         self.total += 1;
         if s.has_provenance() {
             self.with_provenance += 1;
-        } else {
-            self.first_without_provenance = self.first_without_provenance.or(line);
+        } else if self.uncovered.last() != Some(&s.line) {
+            self.uncovered.push(s.line);
         }
         self.cited += usize::from(!s.cited.is_empty());
         self.tool += usize::from(s.tool);
@@ -109,14 +181,14 @@ impl SentenceCounts {
             self.unverified += 1;
             self.first_unverified = self.first_unverified.or(line);
         }
-        if s.citations > MAX_CITATIONS_PER_SENTENCE {
+        if s.cited.len() > MAX_CITATIONS_PER_SENTENCE {
             self.over_cited += 1;
             self.first_over_cited = self.first_over_cited.or(line);
         }
     }
 }
 
-/// One `[N]` in the prose.
+/// One well-formed `[N]` in the prose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Citation {
     pub id: u64,
@@ -159,8 +231,6 @@ pub struct Sentence<'a> {
     pub policy: bool,
     /// Has a well-formed `[unverified]`.
     pub unverified: bool,
-    /// Every `[N]` in its text, well-formed or not (for the over-citation warning).
-    pub citations: usize,
 }
 
 impl Sentence<'_> {
@@ -170,27 +240,193 @@ impl Sentence<'_> {
     }
 }
 
-/// Reads a draft's prose in order (the lines before its generated tail, outside fenced
-/// code), handing each citation to `citation` and, when asked for, each sentence to
-/// `sentence`. Returns the tail.
-fn walk<'a>(
-    draft: &'a str,
-    citation: &mut dyn FnMut(Citation),
-    mut sentence: Option<&mut dyn FnMut(Sentence<'a>)>,
-) -> blocks::Tail<'a> {
+/// What the walk over a draft hands out, item by item.
+pub(crate) trait Visit<'a> {
+    fn citation(&mut self, c: Citation);
+    fn sentence(&mut self, s: Sentence<'a>);
+    /// A place outside the generated block that shows an id with a URL.
+    fn listed(&mut self, _entry: BlockEntry<'a>) {}
+    /// A URL shown with no id.
+    fn url(&mut self, _url: &'a str, _line: usize) {}
+    fn note(&mut self, _note: Note<'a>) {}
+}
+
+/// What the walk learns of the draft as a whole.
+struct Outline<'a> {
+    tail: blocks::Tail<'a>,
+    sections: Sections,
+    unclosed_fence: Option<Fence>,
+}
+
+/// Reads a draft in order, every line: the generated tail for the URLs beside its
+/// entries; every other line, code included, for what it shows as a source listing;
+/// the prose (outside code, before the tail) for citations, malformed markers, raw URLs
+/// and sentences.
+fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
     let tail = blocks::tail(draft);
-    for line in layout::lines(draft).take(tail.start).filter(|l| !l.code) {
-        for (_, id) in markers::citations(line.text) {
-            citation(Citation {
-                id,
-                line: line.number,
-            });
+    let mut headers = Headers::default();
+    let mut prose = Prose {
+        spans: inline::Spans::new(draft, tail.offset),
+        code: Vec::new(),
+        shown: Vec::new(),
+    };
+    // The last line of a BibTeX entry read ahead.
+    let mut skip_to = 0;
+    let mut lines = layout::lines(draft);
+    for line in lines.by_ref() {
+        let in_tail = line.number > tail.start;
+        if line.number <= skip_to || headers.see(&line, in_tail) {
+            continue;
         }
-        if let Some(each) = sentence.as_mut() {
-            sentences::split_line(line.text, line.number, each);
+        if in_tail {
+            // The block's entries come from `tail`; a URL beside an entry's own is raw.
+            let text = line.text;
+            if let Some((_, url)) = blocks::entry(text).or_else(|| blocks::footnote(text)) {
+                for (_, u) in listing::unlisted(text, &[url]) {
+                    v.url(u, line.number);
+                }
+            }
+        } else if let Some((entry, last)) = bib_entry(draft, &line, tail.offset) {
+            v.listed(entry);
+            skip_to = last;
+        } else {
+            prose.line(&line, v);
         }
     }
-    tail
+    Outline {
+        tail,
+        sections: headers.sections,
+        unclosed_fence: lines.open_fence(),
+    }
+}
+
+/// Follows the Sources headers (outside code) as the lines go by.
+#[derive(Default)]
+struct Headers {
+    sections: Sections,
+    /// The first misplaced header's section is being read: its end is still to be found.
+    seeking_end: bool,
+}
+
+impl Headers {
+    /// Sees `line` (`in_tail`: part of the generated tail); true if it is a header.
+    fn see(&mut self, line: &layout::Line<'_>, in_tail: bool) -> bool {
+        let n = line.number;
+        if self.seeking_end && (line.code || !blocks::in_block_body(line.text)) {
+            self.seeking_end = false;
+            if let Some(m) = &mut self.sections.misplaced {
+                m.followed_by = Some(n);
+            }
+        }
+        if line.code || !blocks::is_sources_header(line.text) {
+            return false;
+        }
+        let s = &mut self.sections;
+        s.count += 1;
+        match s.first {
+            None => s.first = Some(n),
+            Some(_) => {
+                s.second.get_or_insert(n);
+            }
+        }
+        if !in_tail && s.misplaced.is_none() {
+            s.misplaced = Some(Misplaced {
+                header: n,
+                followed_by: None,
+            });
+            self.seeking_end = true;
+        }
+        true
+    }
+}
+
+/// The BibTeX entry `line` opens, if it opens one, with the number of its last line:
+/// its fields run to its `}` line (or a blank line, or `limit`, where the tail starts),
+/// and are not prose.
+fn bib_entry<'a>(
+    draft: &'a str,
+    line: &layout::Line<'a>,
+    limit: usize,
+) -> Option<(BlockEntry<'a>, usize)> {
+    let (_, id) = blocks::bib_open(line.text)?;
+    let next = draft[line.start..]
+        .find('\n')
+        .map_or(limit, |i| line.start + i + 1)
+        .min(limit);
+    let mut taken = 0;
+    let fields = draft[next..limit]
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .take_while(|l| !matches!(l.trim(), "" | "}"))
+        .inspect(|_| taken += 1);
+    let url = blocks::bib_url(fields);
+    let entry = BlockEntry {
+        id,
+        url,
+        line: line.number,
+    };
+    Some((entry, line.number + taken))
+}
+
+/// Reads the lines before the tail, and what they hold, with buffers reused from line to
+/// line.
+struct Prose<'a> {
+    spans: inline::Spans<'a>,
+    /// The inline code spans of the current line.
+    code: Vec<(usize, usize)>,
+    /// The URLs the current line shows with an id.
+    shown: Vec<&'a str>,
+}
+
+impl<'a> Prose<'a> {
+    /// Hands what `line` shows with ids to `v`; and, if it is prose (not code, not a
+    /// listing), its raw URLs, citations, malformed markers and sentences.
+    fn line(&mut self, line: &layout::Line<'a>, v: &mut dyn Visit<'a>) {
+        let (n, text) = (line.number, line.text);
+        self.shown.clear();
+        let entry = listing::line_entry(text);
+        for (id, url) in entry.into_iter().chain(listing::pairs(text)) {
+            // A line entry `[N] URL` is also a pair: one listing.
+            if !self.shown.iter().any(|s| s.as_ptr() == url.as_ptr()) {
+                self.shown.push(url);
+                let url = Cow::Borrowed(url);
+                v.listed(BlockEntry { id, url, line: n });
+            }
+        }
+        if line.code {
+            return;
+        }
+        let paragraph = !text.trim_start().starts_with(['#', '|']);
+        self.spans.line(line.start, text, paragraph, &mut self.code);
+        let code = &self.code[..];
+        for (at, url) in listing::unlisted(text, &self.shown) {
+            if !inline::in_code(code, at) {
+                v.url(url, n);
+            }
+        }
+        if entry.is_some() {
+            // A listing, not prose.
+            return;
+        }
+        for (at, _) in text.match_indices('[') {
+            if inline::in_code(code, at) {
+                continue;
+            }
+            if let Some(m) = markers::marker_at(text, at) {
+                if let markers::Kind::Cite(id) = m.kind {
+                    v.citation(Citation { id, line: n });
+                }
+            } else if let Some(m) = markers::malformed(text, at) {
+                v.note(Note {
+                    line: n,
+                    kind: NoteKind::Malformed,
+                    written: m.written,
+                    fix: m.fix,
+                });
+            }
+        }
+        sentences::split_line(text, n, code, v);
+    }
 }
 
 /// The Sources block a tail holds: a header, or a headerless footnote or BibTeX block
@@ -208,53 +444,93 @@ fn block(tail: blocks::Tail<'_>) -> Option<SourcesBlock<'_>> {
 
 /// Reads a draft, item by item: its citations, its Sources block, its sentences.
 pub fn analyze(draft: &str) -> Analysis<'_> {
-    let mut citations = Vec::new();
-    let mut found = Vec::new();
-    let tail = walk(
-        draft,
-        &mut |c| citations.push(c),
-        Some(&mut |s| found.push(s)),
-    );
+    struct Items<'a> {
+        citations: Vec<Citation>,
+        sentences: Vec<Sentence<'a>>,
+    }
+    impl<'a> Visit<'a> for Items<'a> {
+        fn citation(&mut self, c: Citation) {
+            self.citations.push(c);
+        }
+        fn sentence(&mut self, s: Sentence<'a>) {
+            self.sentences.push(s);
+        }
+    }
+    let mut items = Items {
+        citations: Vec::new(),
+        sentences: Vec::new(),
+    };
+    let outline = walk(draft, &mut items);
     Analysis {
-        citations,
-        block: block(tail),
-        sentences: found,
+        citations: items.citations,
+        block: block(outline.tail),
+        sentences: items.sentences,
     }
 }
 
-/// Reads a draft for `verify`: what it cites, its Sources block, its sentences counted.
+impl<'a> Visit<'a> for Summary<'a> {
+    fn citation(&mut self, c: Citation) {
+        self.first_citation.get_or_insert(c.line);
+        self.cited.entry(c.id).or_insert(c.line);
+    }
+    fn sentence(&mut self, s: Sentence<'a>) {
+        self.sentences.add(&s);
+    }
+    fn listed(&mut self, entry: BlockEntry<'a>) {
+        self.listed.push(entry);
+    }
+    fn url(&mut self, url: &'a str, line: usize) {
+        self.urls.entry(url).or_insert(line);
+    }
+    fn note(&mut self, note: Note<'a>) {
+        self.note_count += 1;
+        if self.notes.len() < LIST_AT_MOST {
+            self.notes.push(note);
+        }
+    }
+}
+
+/// Reads a draft for `verify`: what it cites and shows as sources, its Sources block,
+/// its sentences counted.
 pub fn summarize(draft: &str) -> Summary<'_> {
-    let mut cited = BTreeMap::new();
-    let mut first_citation = None;
-    let mut sentences = SentenceCounts::default();
-    let tail = walk(
-        draft,
-        &mut |c| {
-            first_citation.get_or_insert(c.line);
-            cited.entry(c.id).or_insert(c.line);
-        },
-        Some(&mut |s| sentences.add(&s)),
-    );
-    Summary {
-        cited,
-        first_citation,
-        block: block(tail),
-        sentences,
-    }
+    let mut summary = Summary::default();
+    let outline = walk(draft, &mut summary);
+    summary.block = block(outline.tail);
+    summary.sections = outline.sections;
+    summary.unclosed_fence = outline.unclosed_fence;
+    summary
 }
 
-/// The ids cited in the draft's prose (for `render --cited-in`): the permissive scan,
-/// so every id `verify` looks up is rendered.
+/// The ids cited in the draft's prose (for `render --cited-in`), by the same rule
+/// `verify` reads citations with.
 pub fn cited_ids(draft: &str) -> BTreeSet<u64> {
-    let mut ids = BTreeSet::new();
-    walk(
-        draft,
-        &mut |c| {
-            ids.insert(c.id);
-        },
-        None,
-    );
-    ids
+    summarize(draft).cited.into_keys().collect()
+}
+
+/// Why `render --replace-in` will not write a block into a draft.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReplaceError {
+    /// A code fence is left open: a block written after it would be code, and every
+    /// rerun would append another.
+    UnclosedFence(Fence),
+    /// A Sources section that is not the generated block at the end, which a rewrite
+    /// does not remove (it may hold the author's text): a new block would make two.
+    MisplacedSection(Misplaced),
+}
+
+/// The draft without its generated tail, for `render --replace-in` to write a new block
+/// after ([`body_without_block`]), unless a block written there would be code or a
+/// second Sources section.
+pub fn body_for_block(draft: &str) -> Result<&str, ReplaceError> {
+    let summary = summarize(draft);
+    if let Some(fence) = summary.unclosed_fence {
+        return Err(ReplaceError::UnclosedFence(fence));
+    }
+    if let Some(m) = summary.sections.misplaced {
+        return Err(ReplaceError::MisplacedSection(m));
+    }
+    Ok(body_without_block(draft))
 }
 
 /// The draft without its generated tail (for `render --replace-in`), ending at the end
@@ -263,8 +539,8 @@ pub fn cited_ids(draft: &str) -> BTreeSet<u64> {
 /// Every render style is recognized (see the `blocks` module), and stacked stale
 /// blocks go too, so `body + "\n\n" + block` fed back in gives `body` again. Author prose
 /// is never removed; a draft without a block comes back whole, minus trailing blank
-/// lines. One limit: a block appended after a code fence the author left open is inside
-/// that fence, so it is code and stays.
+/// lines. A block after a code fence the author left open is inside that fence, so it is
+/// code and stays: [`body_for_block`] refuses such a draft.
 pub fn body_without_block(draft: &str) -> &str {
     let tail = blocks::tail(draft);
     let end = layout::lines_backwards(draft)

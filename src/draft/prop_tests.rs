@@ -8,8 +8,8 @@ use super::{
     MAX_CITATIONS_PER_SENTENCE, analyze, body_without_block, cited_ids, layout, summarize,
 };
 
-/// A ledger holding ids 1–5, the odd ones quoted.
-struct Small;
+/// A ledger holding ids 1–5 (`https://sN.org`), the odd ones quoted.
+pub(super) struct Small;
 
 impl LedgerFacts for Small {
     fn url(&self, id: u64) -> Option<String> {
@@ -23,6 +23,9 @@ impl LedgerFacts for Small {
     }
     fn quoted_count(&self) -> usize {
         3
+    }
+    fn registered(&self, url: &str) -> bool {
+        (1..=5).any(|id| self.url(id).as_deref() == Some(url))
     }
 }
 
@@ -110,6 +113,7 @@ fn exercise(draft: &str) {
             strict: true,
             min_coverage: Some(0.5),
             evidence: true,
+            ..VerifyOptions::default()
         },
     ] {
         let r = verify(draft, &Small, &opts, &|u: &str| {
@@ -156,9 +160,15 @@ fn same_summary(draft: &str) {
     assert_eq!(c.tool, count(&|s| s.tool));
     assert_eq!(c.policy, count(&|s| s.policy));
     assert_eq!(c.unverified, count(&|s| s.unverified));
-    let over = |s: &super::Sentence<'_>| s.citations > MAX_CITATIONS_PER_SENTENCE;
+    let over = |s: &super::Sentence<'_>| s.cited.len() > MAX_CITATIONS_PER_SENTENCE;
     assert_eq!(c.over_cited, count(&over));
-    assert_eq!(c.first_without_provenance, first(&|s| !s.has_provenance()));
+    let mut uncovered: Vec<usize> = ss
+        .iter()
+        .filter(|s| !s.has_provenance())
+        .map(|s| s.line)
+        .collect();
+    uncovered.dedup();
+    assert_eq!(c.uncovered, uncovered);
     assert_eq!(c.first_unverified, first(&|s| s.unverified));
     assert_eq!(c.first_over_cited, first(&over));
 }

@@ -136,9 +136,9 @@ fn blockquotes_are_prose() {
 
 #[test]
 fn cited_ids_reads_only_prose() {
-    let draft =
-        "A claim.[2] word[7]\n```\n[3]\n```\n\n## Sources\n[2] https://b.org\n[5] https://e.org\n";
-    assert_eq!(cited_ids(draft).into_iter().collect::<Vec<_>>(), [2, 7]);
+    // Not code (fenced or inline), not the block, not an index glued to a word.
+    let draft = "A claim.[2] word[7] `[4]`\n```\n[3]\n```\n\n## Sources\n[2] https://b.org\n[5] https://e.org\n";
+    assert_eq!(cited_ids(draft).into_iter().collect::<Vec<_>>(), [2]);
 }
 
 const BODY: &str = "# Report\n\nIce floats on water.[1] Steam rises.[3]\n";
@@ -225,4 +225,136 @@ fn body_without_block_handles_crlf_and_empty_drafts() {
     assert_eq!(body_without_block(""), "");
     assert_eq!(body_without_block("## Sources\n[1] https://a.org\n"), "");
     assert_eq!(body_without_block("\n\n  \n"), "");
+}
+
+// ---- issue 9: what the draft shows, wherever it is -------------------------------------
+
+use super::{Misplaced, ReplaceError, Sections, body_for_block, summarize};
+
+/// The (id, URL, line) of every listing outside the block.
+fn listed(draft: &str) -> Vec<(u64, String, usize)> {
+    summarize(draft)
+        .listed
+        .iter()
+        .map(|e| (e.id, e.url.to_string(), e.line))
+        .collect()
+}
+
+#[test]
+fn issue9_entries_outside_the_block_are_listed_wherever_they_are() {
+    let draft = "\
+Claim here.[1]
+[2] https://a.org/x
+- [3] https://b.org
+> [4]: https://c.org
+See [5] https://d.org/y. And [6](https://e.org) too.
+[^7]: As argued at https://f.org
+```
+[8] https://g.org
+```
+@online{source9,
+  url = {https://h.org},
+}
+Text `[10] https://i.org` here.
+
+## Sources
+
+[1] https://s1.org
+";
+    assert_eq!(
+        listed(draft),
+        [
+            (2, "https://a.org/x".into(), 2),
+            (3, "https://b.org".into(), 3),
+            (4, "https://c.org".into(), 4),
+            (5, "https://d.org/y".into(), 5),
+            (6, "https://e.org".into(), 5),
+            (7, "https://f.org".into(), 6),
+            (8, "https://g.org".into(), 8),
+            (9, "https://h.org".into(), 10),
+            (10, "https://i.org".into(), 13),
+        ]
+    );
+    let s = summarize(draft);
+    // Listings are not prose; a pair in a sentence is a citation too; code is neither.
+    assert_eq!(s.cited.keys().copied().collect::<Vec<_>>(), [1, 5]);
+    assert_eq!(s.block.unwrap().entries.len(), 1);
+    assert!(s.urls.is_empty(), "{:?}", s.urls);
+}
+
+#[test]
+fn issue9_raw_urls_are_those_in_prose_with_no_id() {
+    let draft = "See https://a.org/x. and `https://code.org` or <https://b.org>.\n```\nhttps://fenced.org\n```\n[1] https://s1.org — also https://c.org\n";
+    let s = summarize(draft);
+    let urls: Vec<_> = s.urls.iter().map(|(u, l)| (*u, *l)).collect();
+    assert_eq!(
+        urls,
+        [
+            ("https://a.org/x", 1),
+            ("https://b.org", 1),
+            ("https://c.org", 5)
+        ]
+    );
+}
+
+#[test]
+fn issue9_sources_sections_before_the_end_are_named() {
+    let s = summarize("Claim.[1]\n\n## Sources\n\n[2] https://x.org\n\n## Appendix\n\nText.\n");
+    assert_eq!(
+        s.sections,
+        Sections {
+            count: 1,
+            first: Some(3),
+            second: None,
+            misplaced: Some(Misplaced {
+                header: 3,
+                followed_by: Some(7)
+            }),
+        }
+    );
+    assert_eq!(s.block, None);
+    // Stacked generated blocks at the end are two sections, neither misplaced.
+    let s =
+        summarize("Claim.[1]\n\n## Sources\n[1] https://x.org\n\nSources:\n[1] https://x.org\n");
+    assert_eq!(
+        (s.sections.count, s.sections.first, s.sections.second),
+        (2, Some(3), Some(6))
+    );
+    assert_eq!(s.sections.misplaced, None);
+    // A fenced header is code.
+    let s = summarize("Claim.[1]\n```\n## Sources\n```\n");
+    assert_eq!(s.sections, Sections::default());
+}
+
+#[test]
+fn issue9_a_block_is_never_written_into_an_open_fence_or_beside_a_second_section() {
+    assert_eq!(
+        body_for_block("Claim.[1]\n\n## Sources\n[1] https://x.org\n"),
+        Ok("Claim.[1]")
+    );
+    match body_for_block("Claim.[1]\n\n~~~~\ncode\n") {
+        Err(ReplaceError::UnclosedFence(f)) => assert_eq!((f.line, f.closer()), (3, "~~~~".into())),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        body_for_block("Claim.[1]\n\n## Sources\n\nMy own notes on them.\n"),
+        Err(ReplaceError::MisplacedSection(Misplaced {
+            header: 3,
+            followed_by: Some(5)
+        }))
+    );
+    // Stale stacked blocks are the tail, replaced as one.
+    assert_eq!(
+        body_for_block(
+            "Claim.[1]\n\n## Sources\n[1] https://x.org\n\nSources:\n[2] https://y.org\n"
+        ),
+        Ok("Claim.[1]")
+    );
+}
+
+#[test]
+fn issue9_the_unclosed_fence_is_reported() {
+    let s = summarize("Claim here.[1]\n\n```rust\nfn main() {}\n");
+    assert_eq!(s.unclosed_fence.map(|f| f.line), Some(3));
+    assert_eq!(summarize("```\nx\n```\n").unclosed_fence, None);
 }

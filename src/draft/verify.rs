@@ -1,19 +1,25 @@
-//! The checks `verify` runs on an analyzed draft, worded and ordered as in `sources.py`.
+//! The checks `verify` runs on an analyzed draft, worded and ordered as in `sources.py`,
+//! each failure saying what to run to fix it.
 //!
 //! Errors, in SPEC order: ids not in the ledger; citations without a Sources block; ids
 //! missing from the block; block entries not in the ledger; block entries with another
-//! URL; coverage below `--min-coverage`; cited sources without evidence quotes
-//! (`--evidence`).
+//! URL; then what `sources.py` did not check — more than one Sources section or one
+//! that is not the generated block, and lines outside the block that show an id with a
+//! URL the ledger does not give it; coverage below `--min-coverage`; cited sources
+//! without evidence quotes (`--evidence`).
 //! Warnings: block entries never cited; ledger sources never cited; sentences with more
-//! than 3 citations; provenance mostly `[unverified]`. Each finding carries the first
+//! than 3 citations; provenance mostly `[unverified]`; then a code fence left open,
+//! malformed markers, and URLs the ledger does not have. Each finding carries the first
 //! draft line it applies to; "registered but not cited" is about the ledger and has none.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::fmt;
+use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{MAX_CITATIONS_PER_SENTENCE, Summary, summarize};
+use super::{BlockEntry, LIST_AT_MOST, MAX_CITATIONS_PER_SENTENCE, NoteKind, Summary, summarize};
+use crate::text::shell_word;
 
 /// What `verify` needs to know about the ledger.
 pub trait LedgerFacts {
@@ -26,9 +32,16 @@ pub trait LedgerFacts {
     fn id_ranges(&self) -> Vec<(u64, u64)>;
     /// How many sources carry at least one quote.
     fn quoted_count(&self) -> usize;
+    /// Whether a canonical URL is the URL of a source in the ledger.
+    fn registered(&self, url: &str) -> bool;
+    /// For an id the ledger lacks: another epoch (the newest) that has it, so that a
+    /// draft written before a `reset` is pointed at `--epoch N`.
+    fn epoch_of(&self, _id: u64) -> Option<u64> {
+        None
+    }
 }
 
-/// The flags of `verify`.
+/// The flags of `verify`, and where the draft and the ledger are.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VerifyOptions {
     /// Warnings fail too.
@@ -37,23 +50,54 @@ pub struct VerifyOptions {
     pub min_coverage: Option<f64>,
     /// Every cited source must carry an evidence quote.
     pub evidence: bool,
+    /// The draft's path, named in the commands a failure says to run (`DRAFT` when the
+    /// draft came as text).
+    pub draft: Option<PathBuf>,
+    /// The ledger's path, named where an id is missing from it, so that a forgotten
+    /// `--ledger` shows.
+    pub ledger: Option<PathBuf>,
 }
 
 /// One error or warning.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// The message, worded as `sources.py` words it.
+    /// The message, worded as `sources.py` words it, with what to run appended.
     pub message: String,
     /// The first draft line it applies to (1-based), when it applies to one.
     pub line: Option<usize>,
+    /// Every line it applies to, when that is more than one place (the sentences a
+    /// coverage failure counts as uncovered).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<usize>,
+}
+
+impl Finding {
+    fn at(message: String, line: Option<usize>) -> Finding {
+        Finding {
+            message,
+            line,
+            lines: Vec::new(),
+        }
+    }
 }
 
 impl fmt::Display for Finding {
-    /// `MESSAGE (line N)`, or the message alone.
+    /// `MESSAGE (line N)`, `MESSAGE (lines A, B, … and K more)` (the first
+    /// [`LIST_AT_MOST`]), or the message alone.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(n) => write!(f, "{} (line {n})", self.message),
-            None => f.write_str(&self.message),
+        f.write_str(&self.message)?;
+        match (self.lines.len(), self.line) {
+            (0 | 1, Some(n)) => write!(f, " (line {n})"),
+            (0 | 1, None) => Ok(()),
+            (count, _) => {
+                let shown = &self.lines[..count.min(LIST_AT_MOST)];
+                let list: Vec<String> = shown.iter().map(usize::to_string).collect();
+                write!(f, " (lines {}", list.join(", "))?;
+                if count > shown.len() {
+                    write!(f, " and {} more", count - shown.len())?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }
@@ -71,7 +115,7 @@ pub struct Counts {
     pub unverified: usize,
     /// `with_provenance / sentences`, 0 when there are no sentences.
     pub coverage: f64,
-    /// Distinct ids cited (permissive scan).
+    /// Distinct ids cited.
     pub distinct_cited: usize,
     /// Sources in the ledger.
     pub in_ledger: usize,
@@ -91,8 +135,8 @@ pub struct Report {
     pub exit_code: i32,
 }
 
-/// Checks `draft` against the ledger. `normalize` canonicalizes a URL from the Sources
-/// block (returning its input when it is not a URL) for comparison with the ledger's.
+/// Checks `draft` against the ledger. `normalize` canonicalizes a URL from the draft
+/// (returning its input when it is not a URL) for comparison with the ledger's.
 pub fn verify(
     draft: &str,
     ledger: &dyn LedgerFacts,
@@ -100,6 +144,58 @@ pub fn verify(
     normalize: &dyn Fn(&str) -> String,
 ) -> Report {
     verify_summary(&summarize(draft), ledger, opts, normalize)
+}
+
+/// Entries that list sources (the block's, or those outside it), by id then line: a run
+/// per listed id, its first entry first. A block can list millions of ids, so this list
+/// of references is all that is built of it.
+struct Listing<'s, 'a> {
+    sorted: Vec<&'s BlockEntry<'a>>,
+}
+
+impl<'s, 'a> Listing<'s, 'a> {
+    fn new(entries: &'s [BlockEntry<'a>]) -> Self {
+        let mut sorted: Vec<&BlockEntry<'_>> = entries.iter().collect();
+        sorted.sort_by_key(|e| (e.id, e.line));
+        Listing { sorted }
+    }
+
+    fn runs(&self) -> impl Iterator<Item = &[&'s BlockEntry<'a>]> {
+        self.sorted.chunk_by(|a, b| a.id == b.id)
+    }
+
+    fn lists(&self, id: u64) -> bool {
+        self.sorted.binary_search_by_key(&id, |e| e.id).is_ok()
+    }
+
+    /// In SPEC order: every listed id missing from the ledger (each once, at its first
+    /// line), then every URL that is not the ledger's (each distinct one of an id once).
+    /// Ids are dense, so one pass in id order would always put the mismatches first.
+    fn check(
+        &self,
+        url_of: &dyn Fn(u64) -> Option<String>,
+        normalize: &dyn Fn(&str) -> String,
+        missing: &dyn Fn(u64) -> String,
+        mismatched: &dyn Fn(&BlockEntry<'_>, &str) -> String,
+        errors: &mut Vec<Finding>,
+    ) {
+        for run in self.runs() {
+            if url_of(run[0].id).is_none() {
+                errors.push(Finding::at(missing(run[0].id), Some(run[0].line)));
+            }
+        }
+        for run in self.runs() {
+            let Some(url) = url_of(run[0].id) else {
+                continue;
+            };
+            let mut reported: BTreeSet<&str> = BTreeSet::new();
+            for e in run {
+                if normalize(&e.url) != url && reported.insert(&e.url) {
+                    errors.push(Finding::at(mismatched(e, &url), Some(e.line)));
+                }
+            }
+        }
+    }
 }
 
 /// [`verify`] on a draft already read.
@@ -111,6 +207,11 @@ pub fn verify_summary(
 ) -> Report {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
+    let draft_arg = opts.draft.as_ref().map_or_else(
+        || "DRAFT".to_string(),
+        |p| shell_word(&p.to_string_lossy()).into_owned(),
+    );
+    let rerender = format!("`cite render --replace-in {draft_arg}`");
 
     // First line of each cited id; its keys are the cited set.
     let cited = &summary.cited;
@@ -124,41 +225,36 @@ pub fn verify_summary(
         .map(|(&id, _)| id)
         .collect();
     if !unknown.is_empty() {
-        errors.push(Finding {
-            message: format!(
-                "citations not in the ledger (hallucinated or renumbered): {}",
-                id_list(&unknown)
-            ),
-            line: first_line(&unknown),
-        });
+        errors.push(Finding::at(
+            unknown_message(&unknown, ledger, opts),
+            first_line(&unknown),
+        ));
     }
 
     let entries = summary.block.as_ref().map_or(&[][..], |b| &b.entries[..]);
-    // The entries by id, then line: a run per listed id, its first entry first. A block
-    // can list millions of ids, so this list of references is all that is built of it.
-    let mut sorted: Vec<&super::BlockEntry<'_>> = entries.iter().collect();
-    sorted.sort_by_key(|e| (e.id, e.line));
-    let runs = || sorted.chunk_by(|a, b| a.id == b.id);
-    let listed = |id: &u64| sorted.binary_search_by_key(id, |e| e.id).is_ok();
+    let block = Listing::new(entries);
 
     // As in `sources.py`, a block that lists nothing counts as no block.
-    if !cited.is_empty() && sorted.is_empty() {
-        errors.push(Finding {
-            message: "draft cites sources but has no `Sources:` block — run `render --cited-in`"
-                .into(),
-            line: summary.first_citation,
-        });
+    if !cited.is_empty() && block.sorted.is_empty() {
+        errors.push(Finding::at(
+            format!("draft cites sources but has no `Sources:` block — run {rerender}"),
+            summary.first_citation,
+        ));
     }
-    if !sorted.is_empty() {
-        let missing: Vec<u64> = cited.keys().filter(|id| !listed(id)).copied().collect();
+    if !block.sorted.is_empty() {
+        let missing: Vec<u64> = cited
+            .keys()
+            .filter(|&&id| !block.lists(id))
+            .copied()
+            .collect();
         if !missing.is_empty() {
-            errors.push(Finding {
-                message: format!(
-                    "cited but absent from the Sources block: {}",
+            errors.push(Finding::at(
+                format!(
+                    "cited but absent from the Sources block: {} — run {rerender}",
                     id_list(&missing)
                 ),
-                line: first_line(&missing),
-            });
+                first_line(&missing),
+            ));
         }
     }
 
@@ -166,37 +262,60 @@ pub fn verify_summary(
         Some(url) => url.clone(),
         None => ledger.url(id),
     };
-    // SPEC order: every listed id missing from the ledger (each once), then every wrong
-    // URL (each distinct one of an id once). Ids are dense, so one pass in id order would
-    // always put the mismatches first.
-    for run in runs() {
-        if url_of(run[0].id).is_none() {
-            errors.push(Finding {
-                message: format!(
-                    "Sources block lists [{}], which is not in the ledger",
-                    run[0].id
-                ),
-                line: Some(run[0].line),
-            });
-        }
-    }
-    for run in runs() {
-        let Some(url) = url_of(run[0].id) else {
-            continue;
+    block.check(
+        &url_of,
+        normalize,
+        &|id| format!("Sources block lists [{id}], which is not in the ledger — run {rerender}"),
+        &|e, url| {
+            format!(
+                "Sources block URL for [{}] does not match the ledger (block: {} / ledger: {url}) — re-run `render`: {rerender}",
+                e.id, e.url
+            )
+        },
+        &mut errors,
+    );
+
+    let sections = &summary.sections;
+    if let (Some(a), Some(b)) = (sections.first, sections.second) {
+        let fix = match &sections.misplaced {
+            None => format!("run {rerender} to replace them with one block"),
+            Some(m) => format!(
+                "keep your text under another heading, remove the Sources heading at line {} and the entries under it, then run {rerender}",
+                m.header
+            ),
         };
-        let mut reported: BTreeSet<&str> = BTreeSet::new();
-        for e in run {
-            if normalize(&e.url) != url && reported.insert(&e.url) {
-                errors.push(Finding {
-                    message: format!(
-                        "Sources block URL for [{}] does not match the ledger (block: {} / ledger: {}) — re-run `render`",
-                        e.id, e.url, url
-                    ),
-                    line: Some(e.line),
-                });
-            }
-        }
+        errors.push(Finding::at(
+            format!("more than one Sources section (lines {a} and {b}) — {fix}"),
+            Some(b),
+        ));
+    } else if let Some(m) = &sections.misplaced {
+        let follows = m
+            .followed_by
+            .map(|b| format!(": other text follows it at line {b}"))
+            .unwrap_or_default();
+        errors.push(Finding::at(
+            format!(
+                "the Sources section at line {} is not the generated block at the end of the draft{follows} — keep your text under another heading, remove that Sources heading and the entries under it, then run {rerender}",
+                m.header
+            ),
+            Some(m.header),
+        ));
     }
+
+    let instead =
+        format!("delete it: cite sources as [N] alone, and let {rerender} write the entries");
+    Listing::new(&summary.listed).check(
+        &url_of,
+        normalize,
+        &|id| format!("a line outside the Sources block lists [{id}], which is not in the ledger — {instead}"),
+        &|e, url| {
+            format!(
+                "a line outside the Sources block shows [{}] with a URL that is not the ledger's (line: {} / ledger: {url}) — {instead}",
+                e.id, e.url
+            )
+        },
+        &mut errors,
+    );
 
     let sentences = &summary.sentences;
     let n = sentences.total;
@@ -233,14 +352,15 @@ pub fn verify_summary(
     {
         errors.push(Finding {
             message: format!(
-                "citation coverage {} is below the required {} ({}/{} sentences with declared provenance; {})",
+                "citation coverage {} is below the required {} ({}/{} sentences with declared provenance; {}) — give each sentence listed a marker: [N], [tool:NAME], [policy] or [unverified]",
                 percent(counts.coverage),
                 percent(required),
                 with_provenance,
                 n,
                 breakdown
             ),
-            line: sentences.first_without_provenance,
+            line: sentences.uncovered.first().copied(),
+            lines: sentences.uncovered.clone(),
         });
     }
 
@@ -251,29 +371,30 @@ pub fn verify_summary(
             .map(|(&id, _)| id)
             .collect();
         if !bare.is_empty() {
-            errors.push(Finding {
-                message: format!(
-                    "cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): {}",
+            errors.push(Finding::at(
+                format!(
+                    "cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): {} — for each, `cite quote ID --text \"WORDS COPIED FROM THE PAGE\" --from PAGE`",
                     id_list(&bare)
                 ),
-                line: first_line(&bare),
-            });
+                first_line(&bare),
+            ));
         }
     }
 
-    let extra: Vec<&super::BlockEntry<'_>> = runs()
+    let extra: Vec<&BlockEntry<'_>> = block
+        .runs()
         .map(|run| run[0])
         .filter(|e| !cited.contains_key(&e.id))
         .collect();
     if !extra.is_empty() {
         let ids: Vec<u64> = extra.iter().map(|e| e.id).collect();
-        warnings.push(Finding {
-            message: format!(
+        warnings.push(Finding::at(
+            format!(
                 "listed in Sources but never cited inline: {}",
                 id_list(&ids)
             ),
-            line: extra.iter().map(|e| e.line).min(),
-        });
+            extra.iter().map(|e| e.line).min(),
+        ));
     }
 
     let mut uncited: Vec<(u64, u64)> = Vec::new();
@@ -290,33 +411,98 @@ pub fn verify_summary(
         }
     }
     if !uncited.is_empty() {
-        warnings.push(Finding {
-            message: format!(
+        warnings.push(Finding::at(
+            format!(
                 "registered in the ledger but not cited in this draft: {}",
                 range_list(&uncited)
             ),
-            line: None,
-        });
+            None,
+        ));
     }
 
     if sentences.over_cited > 0 {
-        warnings.push(Finding {
-            message: format!(
+        warnings.push(Finding::at(
+            format!(
                 "{} sentence(s) carry more than {MAX_CITATIONS_PER_SENTENCE} citations",
                 sentences.over_cited
             ),
-            line: sentences.first_over_cited,
-        });
+            sentences.first_over_cited,
+        ));
     }
 
     if counts.unverified * 2 > with_provenance {
-        warnings.push(Finding {
-            message: format!(
+        warnings.push(Finding::at(
+            format!(
                 "most declared provenance is [unverified] ({} of {} sentences) — say so in the deliverable's summary",
                 counts.unverified, with_provenance
             ),
-            line: sentences.first_unverified,
-        });
+            sentences.first_unverified,
+        ));
+    }
+
+    if let Some(fence) = &summary.unclosed_fence {
+        warnings.push(Finding::at(
+            format!(
+                "the code fence opened at line {} is never closed: everything after it is code — close it with a line {}",
+                fence.line,
+                fence.closer()
+            ),
+            Some(fence.line),
+        ));
+    }
+
+    for note in &summary.notes {
+        let message = match note.kind {
+            NoteKind::Malformed => format!(
+                "malformed marker {} gives no provenance — {}",
+                note.written, note.fix
+            ),
+            NoteKind::Spaced => format!(
+                "marker after a space: \"{}\" — write \"{}\"",
+                note.written, note.fix
+            ),
+        };
+        warnings.push(Finding::at(message, Some(note.line)));
+    }
+    if summary.note_count > summary.notes.len() {
+        warnings.push(Finding::at(
+            format!(
+                "{} more malformed or misplaced marker(s) not listed",
+                summary.note_count - summary.notes.len()
+            ),
+            None,
+        ));
+    }
+
+    // The first few by line, and a count: a draft can hold millions of URLs.
+    let mut first: BinaryHeap<(usize, &str)> = BinaryHeap::new();
+    let mut unregistered = 0;
+    for (&url, &line) in &summary.urls {
+        if !ledger.registered(&normalize(url)) {
+            unregistered += 1;
+            first.push((line, url));
+            if first.len() > LIST_AT_MOST {
+                first.pop();
+            }
+        }
+    }
+    for (line, url) in first.into_sorted_vec() {
+        warnings.push(Finding::at(
+            format!(
+                "URL in the draft is not a registered source: {url} — register it with `cite add {}` and cite the id it prints instead",
+                shell_word(url)
+            ),
+            Some(line),
+        ));
+    }
+    if unregistered > LIST_AT_MOST {
+        warnings.push(Finding::at(
+            format!(
+                "{} more URL(s) in the draft are not registered sources",
+                unregistered - LIST_AT_MOST
+            ),
+            None,
+        ));
     }
 
     let stats = format!(
@@ -337,6 +523,34 @@ pub fn verify_summary(
         warnings,
         exit_code: i32::from(failed),
     }
+}
+
+/// The failure for cited ids the ledger lacks: remove them or register the pages, in
+/// the ledger named; and for an id another epoch has, how to verify against it.
+fn unknown_message(unknown: &[u64], ledger: &dyn LedgerFacts, opts: &VerifyOptions) -> String {
+    let mut message = format!(
+        "citations not in the ledger (hallucinated or renumbered): {} — remove them, or register each page with `cite add URL` and cite the id it prints",
+        id_list(unknown)
+    );
+    if let Some(path) = &opts.ledger {
+        message.push_str(&format!(" (ledger: {})", path.display()));
+    }
+    let elsewhere: Vec<(u64, u64)> = unknown
+        .iter()
+        .take(LIST_AT_MOST)
+        .filter_map(|&id| ledger.epoch_of(id).map(|e| (id, e)))
+        .collect();
+    if let Some(&(_, epoch)) = elsewhere.first() {
+        let found: Vec<String> = elsewhere
+            .iter()
+            .map(|(id, e)| format!("[{id}] is in epoch {e}"))
+            .collect();
+        message.push_str(&format!(
+            "; {}: if the draft was written before `cite reset`, verify it with `--epoch {epoch}`",
+            found.join(", ")
+        ));
+    }
+    message
 }
 
 /// Up to this many ids are listed one by one, as `sources.py` lists them.
@@ -417,6 +631,9 @@ mod tests {
         fn quoted_count(&self) -> usize {
             self.quoted.len()
         }
+        fn registered(&self, url: &str) -> bool {
+            self.urls.values().any(|u| u == url)
+        }
     }
 
     /// Stands in for `ledger::url::canonicalize`: drops a trailing slash.
@@ -424,8 +641,23 @@ mod tests {
         url.trim_end_matches('/').to_string()
     }
 
-    fn run(draft: &str, ledger: &Fake, opts: &VerifyOptions) -> Report {
+    fn run(draft: &str, ledger: &dyn LedgerFacts, opts: &VerifyOptions) -> Report {
         verify(draft, ledger, opts, &norm)
+    }
+
+    /// Each finding as the CLI prints it (after `warn: ` or `FAIL: `).
+    fn printed(findings: &[Finding]) -> Vec<String> {
+        findings.iter().map(Finding::to_string).collect()
+    }
+
+    /// The warnings for `draft` against a ledger of ids 1–3, as printed.
+    fn warned(draft: &str) -> Vec<String> {
+        let r = run(
+            draft,
+            &Fake::new(&[1, 2, 3], &[]),
+            &VerifyOptions::default(),
+        );
+        printed(&r.warnings)
     }
 
     fn messages(findings: &[Finding]) -> Vec<(String, Option<usize>)> {
@@ -452,68 +684,102 @@ mod tests {
         );
     }
 
+    /// What a failure about the block says to run, for a draft given as text.
+    const RERENDER: &str = "`cite render --replace-in DRAFT`";
+
+    const UNKNOWN_FIX: &str =
+        " — remove them, or register each page with `cite add URL` and cite the id it prints";
+
     #[test]
     fn every_error_and_warning_in_order_with_lines() {
         let draft = "\
 # Title
 Ice floats on water.[1] Water boils at sea level.[2]
 This line has no provenance at all.
-Seen in word[9] which is unknown here.
+A claim that is unknown here.[9]
 The third source says this.[3]
+See [4] https://evil.org for the data. And [8](https://s8.org/p) too.
 
 ## Sources
 
 [1] https://s1.org/p/ — A
 [3] https://wrong.org/3
 [7] https://s7.org/p
+
+Sources:
+[1] https://s1.org/p
 ";
         let ledger = Fake::new(&[1, 2, 3, 4], &[1]);
         let opts = VerifyOptions {
-            strict: false,
-            min_coverage: Some(0.75),
+            min_coverage: Some(0.9),
             evidence: true,
+            ..VerifyOptions::default()
         };
         let r = run(draft, &ledger, &opts);
+        let stray = "delete it: cite sources as [N] alone, and let `cite render --replace-in DRAFT` write the entries";
         assert_eq!(
             messages(&r.errors),
             [
                 f(
-                    "citations not in the ledger (hallucinated or renumbered): [9]",
+                    &format!(
+                        "citations not in the ledger (hallucinated or renumbered): [9]{UNKNOWN_FIX}"
+                    ),
                     Some(4)
                 ),
-                f("cited but absent from the Sources block: [2], [9]", Some(2)),
                 f(
-                    "Sources block lists [7], which is not in the ledger",
+                    &format!(
+                        "cited but absent from the Sources block: [2], [4], [9] — run {RERENDER}"
+                    ),
+                    Some(2)
+                ),
+                f(
+                    &format!(
+                        "Sources block lists [7], which is not in the ledger — run {RERENDER}"
+                    ),
+                    Some(12)
+                ),
+                f(
+                    &format!(
+                        "Sources block URL for [3] does not match the ledger (block: https://wrong.org/3 / ledger: https://s3.org/p) — re-run `render`: {RERENDER}"
+                    ),
                     Some(11)
                 ),
                 f(
-                    "Sources block URL for [3] does not match the ledger (block: https://wrong.org/3 / ledger: https://s3.org/p) — re-run `render`",
-                    Some(10)
+                    &format!(
+                        "more than one Sources section (lines 8 and 14) — run {RERENDER} to replace them with one block"
+                    ),
+                    Some(14)
                 ),
                 f(
-                    "citation coverage 60% is below the required 75% (3/5 sentences with declared provenance; 3 cited, 0 tool-verified, 0 policy, 0 unverified)",
+                    &format!(
+                        "a line outside the Sources block lists [8], which is not in the ledger — {stray}"
+                    ),
+                    Some(6)
+                ),
+                f(
+                    &format!(
+                        "a line outside the Sources block shows [4] with a URL that is not the ledger's (line: https://evil.org / ledger: https://s4.org/p) — {stray}"
+                    ),
+                    Some(6)
+                ),
+                f(
+                    "citation coverage 83% is below the required 90% (5/6 sentences with declared provenance; 5 cited, 0 tool-verified, 0 policy, 0 unverified) — give each sentence listed a marker: [N], [tool:NAME], [policy] or [unverified]",
                     Some(3)
                 ),
                 f(
-                    "cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): [2], [3]",
+                    "cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): [2], [3], [4] — for each, `cite quote ID --text \"WORDS COPIED FROM THE PAGE\" --from PAGE`",
                     Some(2)
                 ),
             ]
         );
         assert_eq!(
             messages(&r.warnings),
-            [
-                f("listed in Sources but never cited inline: [7]", Some(11)),
-                f(
-                    "registered in the ledger but not cited in this draft: [4]",
-                    None
-                ),
-            ]
+            [f("listed in Sources but never cited inline: [7]", Some(12))]
         );
         assert_eq!(r.exit_code, 1);
         assert_eq!(
             r.stats,
-            "stats: 5 prose sentence(s), 3 with declared provenance (60%) — 3 cited, 0 tool-verified, 0 policy, 0 unverified; 4 distinct source(s) cited, 4 in ledger (1 with evidence quotes)"
+            "stats: 6 prose sentence(s), 5 with declared provenance (83%) — 5 cited, 0 tool-verified, 0 policy, 0 unverified; 5 distinct source(s) cited, 4 in ledger (1 with evidence quotes)"
         );
     }
 
@@ -524,7 +790,7 @@ The third source says this.[3]
         assert_eq!(
             messages(&r.errors),
             [f(
-                "draft cites sources but has no `Sources:` block — run `render --cited-in`",
+                &format!("draft cites sources but has no `Sources:` block — run {RERENDER}"),
                 Some(2)
             )]
         );
@@ -539,6 +805,71 @@ The third source says this.[3]
             r.errors[0]
                 .message
                 .starts_with("draft cites sources but has no")
+        );
+    }
+
+    #[test]
+    fn fixes_name_the_draft_and_the_ledger() {
+        let opts = VerifyOptions {
+            draft: Some("my notes/draft's.md".into()),
+            ledger: Some("/data/ledger.redb".into()),
+            ..VerifyOptions::default()
+        };
+        let r = run(
+            "Ice floats on water.[1] Snow is cold.[5]\n",
+            &Fake::new(&[1], &[]),
+            &opts,
+        );
+        assert_eq!(
+            messages(&r.errors),
+            [
+                f(
+                    &format!(
+                        "citations not in the ledger (hallucinated or renumbered): [5]{UNKNOWN_FIX} (ledger: /data/ledger.redb)"
+                    ),
+                    Some(1)
+                ),
+                f(
+                    "draft cites sources but has no `Sources:` block — run `cite render --replace-in 'my notes/draft'\\''s.md'`",
+                    Some(1)
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_id_of_another_epoch_is_named() {
+        struct Reset(Fake);
+        impl LedgerFacts for Reset {
+            fn url(&self, id: u64) -> Option<String> {
+                self.0.url(id)
+            }
+            fn has_quotes(&self, id: u64) -> bool {
+                self.0.has_quotes(id)
+            }
+            fn id_ranges(&self) -> Vec<(u64, u64)> {
+                self.0.id_ranges()
+            }
+            fn quoted_count(&self) -> usize {
+                self.0.quoted_count()
+            }
+            fn registered(&self, url: &str) -> bool {
+                self.0.registered(url)
+            }
+            fn epoch_of(&self, id: u64) -> Option<u64> {
+                (id == 7).then_some(2)
+            }
+        }
+        let r = run(
+            "Ice floats on water.[1][7][8]\n",
+            &Reset(Fake::new(&[1], &[])),
+            &VerifyOptions::default(),
+        );
+        assert_eq!(
+            r.errors[0].message,
+            format!(
+                "citations not in the ledger (hallucinated or renumbered): [7], [8]{UNKNOWN_FIX}; [7] is in epoch 2: if the draft was written before `cite reset`, verify it with `--epoch 2`"
+            )
         );
     }
 
@@ -567,7 +898,9 @@ The third source says this.[3]
         assert_eq!(
             messages(&r.errors),
             [f(
-                "Sources block URL for [1] does not match the ledger (block: https://elsewhere.org / ledger: https://s1.org/p) — re-run `render`",
+                &format!(
+                    "Sources block URL for [1] does not match the ledger (block: https://elsewhere.org / ledger: https://s1.org/p) — re-run `render`: {RERENDER}"
+                ),
                 Some(3)
             )]
         );
@@ -584,21 +917,20 @@ The third source says this.[3]
     fn a_repeated_wrong_entry_is_reported_once() {
         let draft = "Ice floats on water.[1]\n\nSources:\n[1] https://x.org\n[1] https://x.org\n[5] https://a.org\n[5] https://b.org\n";
         let r = run(draft, &Fake::new(&[1], &[]), &VerifyOptions::default());
-        let m: Vec<_> = r
-            .errors
-            .iter()
-            .map(|e| (e.line, e.message.as_str()))
-            .collect();
         assert_eq!(
-            m,
+            messages(&r.errors),
             [
-                (
-                    Some(6),
-                    "Sources block lists [5], which is not in the ledger"
+                f(
+                    &format!(
+                        "Sources block lists [5], which is not in the ledger — run {RERENDER}"
+                    ),
+                    Some(6)
                 ),
-                (
-                    Some(4),
-                    "Sources block URL for [1] does not match the ledger (block: https://x.org / ledger: https://s1.org/p) — re-run `render`"
+                f(
+                    &format!(
+                        "Sources block URL for [1] does not match the ledger (block: https://x.org / ledger: https://s1.org/p) — re-run `render`: {RERENDER}"
+                    ),
+                    Some(4)
                 ),
             ]
         );
@@ -616,9 +948,9 @@ The third source says this.[3]
         assert_eq!(
             m,
             [
-                "citations not in the ledger (hallucinated or renumbered): [8]",
-                "Sources block lists [8], which is not in the ledger",
-                "cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): [1]",
+                format!("citations not in the ledger (hallucinated or renumbered): [8]{UNKNOWN_FIX}"),
+                format!("Sources block lists [8], which is not in the ledger — run {RERENDER}"),
+                "cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): [1] — for each, `cite quote ID --text \"WORDS COPIED FROM THE PAGE\" --from PAGE`".to_string(),
             ]
         );
     }
@@ -634,7 +966,7 @@ The third source says this.[3]
         assert_eq!(
             messages(&r.errors),
             [f(
-                "citation coverage 75% is below the required 80% (3/4 sentences with declared provenance; 0 cited, 1 tool-verified, 1 policy, 1 unverified)",
+                "citation coverage 75% is below the required 80% (3/4 sentences with declared provenance; 0 cited, 1 tool-verified, 1 policy, 1 unverified) — give each sentence listed a marker: [N], [tool:NAME], [policy] or [unverified]",
                 Some(4)
             )]
         );
@@ -747,14 +1079,8 @@ The third source says this.[3]
     #[test]
     fn warnings_come_in_their_order() {
         let draft = "A claim cited four times.[1][1][1][1]\nGuess one from memory here.[unverified]\nGuess two from memory here.[unverified]\n\nSources:\n[1] https://s1.org/p\n[2] https://s2.org/p\n";
-        let r = run(
-            draft,
-            &Fake::new(&[1, 2, 3], &[]),
-            &VerifyOptions::default(),
-        );
-        let m: Vec<_> = r.warnings.iter().map(|w| w.to_string()).collect();
         assert_eq!(
-            m,
+            warned(draft),
             [
                 "listed in Sources but never cited inline: [2] (line 7)",
                 "registered in the ledger but not cited in this draft: [2], [3]",
@@ -775,5 +1101,89 @@ The third source says this.[3]
         assert_eq!(json["exit_code"], 1);
         assert_eq!(json["errors"][0]["line"], 1);
         assert_eq!(json["counts"]["cited"], 1);
+    }
+
+    #[test]
+    fn issue9_new_warnings_come_after_the_old_ones() {
+        let draft = "\
+A claim cited four times.[1][1][1][1]
+Two sources back this claim.[1, 2]
+The light has a longer wavelength. [1]
+Data is at https://s2.org/p and https://elsewhere.org/data today.
+
+```
+unclosed
+";
+        assert_eq!(
+            warned(draft),
+            [
+                "registered in the ledger but not cited in this draft: [2], [3]",
+                "1 sentence(s) carry more than 3 citations (line 1)",
+                "the code fence opened at line 6 is never closed: everything after it is code — close it with a line ``` (line 6)",
+                "malformed marker [1, 2] gives no provenance — write [1][2] (line 2)",
+                "marker after a space: \"wavelength. [1]\" — write \"wavelength.[1]\" (line 3)",
+                "URL in the draft is not a registered source: https://elsewhere.org/data — register it with `cite add https://elsewhere.org/data` and cite the id it prints instead (line 4)",
+            ]
+        );
+        // The only error: the draft cites [1] and has no block.
+        let r = run(
+            draft,
+            &Fake::new(&[1, 2, 3], &[]),
+            &VerifyOptions::default(),
+        );
+        assert_eq!(
+            messages(&r.errors),
+            [f(
+                &format!("draft cites sources but has no `Sources:` block — run {RERENDER}"),
+                Some(1)
+            )]
+        );
+    }
+
+    #[test]
+    fn issue9_many_mistakes_make_a_short_report() {
+        let mut draft = String::new();
+        for i in 0..30 {
+            draft.push_str(&format!(
+                "Claim {i} is made right here.[tool:] See https://x{i}.org/p here.\n"
+            ));
+        }
+        let r = run(&draft, &Fake::new(&[], &[]), &VerifyOptions::default());
+        let m = printed(&r.warnings);
+        assert_eq!(m.len(), 20 + 1 + 20 + 1, "{m:#?}");
+        assert_eq!(m[20], "10 more malformed or misplaced marker(s) not listed");
+        assert!(m[21].ends_with("(line 1)"), "{}", m[21]);
+        assert_eq!(
+            m[41],
+            "10 more URL(s) in the draft are not registered sources"
+        );
+    }
+
+    #[test]
+    fn issue9_coverage_lists_every_uncovered_line() {
+        let mut draft = String::from("One covered claim is here.[policy]\n");
+        for _ in 0..22 {
+            draft.push_str("A bare claim stands here. Another bare one too here.\n");
+        }
+        let opts = VerifyOptions {
+            min_coverage: Some(0.5),
+            ..VerifyOptions::default()
+        };
+        let r = run(&draft, &Fake::new(&[], &[]), &opts);
+        let e = &r.errors[0];
+        assert_eq!(e.lines, (2..=23).collect::<Vec<usize>>());
+        assert_eq!(e.line, Some(2));
+        assert!(
+            e.to_string().ends_with(
+                " (lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21 and 2 more)"
+            ),
+            "{e}"
+        );
+        let json = serde_json::to_value(e).unwrap();
+        assert_eq!(json["lines"].as_array().unwrap().len(), 22);
+        // A finding of one line has no `lines`.
+        let one = Finding::at("x".into(), Some(3));
+        assert_eq!(serde_json::to_value(&one).unwrap().get("lines"), None);
+        assert_eq!(one.to_string(), "x (line 3)");
     }
 }

@@ -2,7 +2,7 @@
 //! lists, and a draft's verification report. The CLI and the MCP server both call these,
 //! so they select, check and report the same way.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -67,11 +67,16 @@ pub fn block(
     Ok((picked, block))
 }
 
-/// What verification needs to know of the ledger, read up front for the ids the draft
-/// mentions only: a small draft against a large ledger reads a few rows, not all.
+/// What verification needs to know of the ledger, read up front for the ids and URLs
+/// the draft mentions only: a small draft against a large ledger reads a few rows, not
+/// all.
 struct Facts {
     /// URL and quote count of each id the draft cites or lists, when it is in the ledger.
     by_id: HashMap<u64, (String, u64)>,
+    /// The canonical URLs the draft shows with no id that the ledger has.
+    registered: HashSet<String>,
+    /// For ids cited but missing: the newest other epoch that has them.
+    epochs: HashMap<u64, u64>,
     ranges: Vec<(u64, u64)>,
     quoted: u64,
 }
@@ -88,6 +93,12 @@ impl LedgerFacts for Facts {
     }
     fn quoted_count(&self) -> usize {
         self.quoted as usize
+    }
+    fn registered(&self, url: &str) -> bool {
+        self.registered.contains(url)
+    }
+    fn epoch_of(&self, id: u64) -> Option<u64> {
+        self.epochs.get(&id).copied()
     }
 }
 
@@ -147,24 +158,46 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
     let mut listed: Vec<u64> = summary
         .block
         .iter()
-        .flat_map(|b| b.entries.iter().map(|e| e.id))
+        .flat_map(|b| b.entries.iter())
+        .chain(&summary.listed)
+        .map(|e| e.id)
         .collect();
     listed.sort_unstable();
     listed.dedup();
     let mut by_id = HashMap::new();
+    let mut epochs = HashMap::new();
     for id in summary.cited.keys().copied().chain(listed) {
-        if !by_id.contains_key(&id)
-            && let Some(brief) = view.brief(id)?
-        {
-            by_id.insert(id, brief);
+        if by_id.contains_key(&id) {
+            continue;
+        }
+        match view.brief(id)? {
+            Some(brief) => {
+                by_id.insert(id, brief);
+            }
+            // Only the first few missing ids are named in the report.
+            None if epochs.len() < draft::LIST_AT_MOST && summary.cited.contains_key(&id) => {
+                if let Some(epoch) = view.other_epoch_with(id)? {
+                    epochs.insert(id, epoch);
+                }
+            }
+            None => {}
+        }
+    }
+    let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
+    let mut registered = HashSet::new();
+    for url in summary.urls.keys() {
+        let canonical = normalize(url);
+        if view.lookup(&canonical)?.is_some() {
+            registered.insert(canonical);
         }
     }
     let facts = Facts {
         by_id,
+        registered,
+        epochs,
         ranges: view.id_ranges()?,
         quoted: view.quoted_count()?,
     };
-    let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
     let report = draft::verify_summary(&summary, &facts, opts, &normalize);
 
     // For each cited source, its quotes: what `--evidence` names.

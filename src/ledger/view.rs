@@ -353,6 +353,28 @@ impl View {
         Ok(found.map(|s| (s.row.url, s.row.quotes)))
     }
 
+    /// The id of the source whose canonical URL is `url`, if the epoch has one.
+    pub fn lookup(&self, url: &str) -> Result<Option<u64>> {
+        match &self.reader {
+            None => Ok(None),
+            Some(r) => Ok(r.lookup(self.epoch, url)?.map(|id| id.0)),
+        }
+    }
+
+    /// The newest epoch other than this one that has source `id`: a draft citing an id
+    /// its epoch lacks may have been written before a `reset`.
+    pub fn other_epoch_with(&self, id: u64) -> Result<Option<u64>> {
+        let Some(r) = &self.reader else {
+            return Ok(None);
+        };
+        for epoch in (1..=self.current.0).rev().filter(|&e| e != self.epoch.0) {
+            if r.source(Epoch(epoch), SourceId(id))?.is_some() {
+                return Ok(Some(epoch));
+            }
+        }
+        Ok(None)
+    }
+
     /// The epoch's ids as sorted inclusive ranges (one range when ids are dense).
     pub fn id_ranges(&self) -> Result<Vec<(u64, u64)>> {
         match &self.reader {

@@ -77,12 +77,15 @@ block}. Nothing selected is refused (isError: no sources to render).";
 
 const VERIFY: &str = "\
 Check a draft's citations against the ledger before delivering it: every [N] must be a \
-registered id, the Sources block must list each cited id with the ledger's URL, and \
+registered id, the Sources block at the end must list each cited id with the ledger's \
+URL, no other line may show an id with a URL the ledger does not give it, and \
 optionally sentences must declare provenance (min_coverage) and cited sources carry \
-quotes (evidence). Pass the draft text as `draft`, or a file path as `path`. Returns the \
-report lines (info/warn/FAIL, with draft line numbers) ending with `citations OK` or \
-`verification failed`; structured: the JSON report (exit_code 0 = passed). A failed \
-verification is a normal result, not a tool error: fix each FAIL line and verify again.";
+quotes (evidence). Malformed markers and URLs not in the ledger are warnings. Pass the \
+draft text as `draft`, or a file path as `path`. Returns the report lines \
+(info/warn/FAIL, with draft line numbers, each FAIL saying what to run) ending with \
+`citations OK` or `verification failed`; structured: the JSON report (exit_code 0 = \
+passed). A failed verification is a normal result, not a tool error: fix each FAIL line \
+and verify again.";
 
 /// The MCP server for one ledger.
 #[derive(Clone)]

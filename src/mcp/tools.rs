@@ -280,6 +280,8 @@ pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
         strict: p.strict,
         min_coverage: p.min_coverage,
         evidence: p.evidence,
+        draft: p.path.clone(),
+        ledger: Some(ledger.path().to_path_buf()),
     };
     let verified = report::verify(&view, &text, &opts)?;
     Ok(Done {

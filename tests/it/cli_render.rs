@@ -261,7 +261,7 @@ fn nothing_selected_is_exit_1() {
 
 const CITING: &str = "# Report\n\
 \n\
-Ice floats on liquid water.[1] See also word[3] for more.\n\
+Ice floats on liquid water.[1] See also word[6] and source [3] for more.\n\
 \n\
 ```\n\
 let x = arr[2];\n\
@@ -280,7 +280,8 @@ let x = arr[2];\n\
 fn cited_in_keeps_ids_cited_in_the_prose() {
     let sb = many(6);
     let draft = sb.file("draft.md", CITING);
-    // [2] and [5] are only in code, [4] only in the Sources block.
+    // [2] and [5] are only in code, [4] only in the Sources block, and word[6] is an
+    // index, not a citation.
     assert_eq!(ids(&render(&sb, &["--cited-in", s(&draft)])), [1, 3]);
     assert_eq!(
         ids(&render(&sb, &["--cited-in", s(&draft), "--only", "3-5"])),
@@ -416,31 +417,26 @@ fn switching_styles_leaves_exactly_one_block() {
 }
 
 #[test]
-fn author_prose_under_a_sources_heading_survives() {
+fn author_prose_under_a_sources_heading_is_never_removed() {
+    // A new block after it would make a second Sources section, and removing the
+    // author's text is not render's to do: the draft is refused, untouched (issue 9).
     let sb = many(2);
-    let text = "# Report\n\nA claim is made here.[1]\n\n## Sources\n\nWe relied on three kinds of sources for this report.\n";
-    let draft = sb.file("draft.md", text);
-    for style in STYLES.iter().chain(STYLES.iter()) {
-        render(&sb, &["--style", style, "--replace-in", s(&draft)]);
-        let block = render(&sb, &["--style", style, "--cited-in", s(&draft)]);
-        assert_eq!(
-            read(&draft),
-            format!("{}\n\n{block}", text.trim_end()),
-            "{style}"
-        );
+    for text in [
+        "# Report\n\nA claim is made here.[1]\n\n## Sources\n\nWe relied on three kinds of sources for this report.\n",
+        "Claim made here.[1]\n\n## Sources\n\n[1] and [2] disagree on the date.\n",
+    ] {
+        for style in STYLES {
+            let draft = sb.file("draft.md", text);
+            sb.cite()
+                .args(["render", "--style", style, "--replace-in"])
+                .arg(&draft)
+                .assert()
+                .code(1)
+                .stdout("")
+                .stderr(predicate::str::contains("has a Sources section at line"));
+            assert_eq!(read(&draft), text, "{style}");
+        }
     }
-    // Prose that names ids under the heading is prose too.
-    let text = "Claim made here.[1]\n\n## Sources\n\n[1] and [2] disagree on the date.\n";
-    let draft = sb.file("other.md", text);
-    render(&sb, &["--replace-in", s(&draft)]);
-    let out = read(&draft);
-    assert!(out.starts_with(text.trim_end()), "{out}");
-    assert!(
-        out.ends_with(
-            "## Sources\n\n[1] https://s1.example/p — Title 1\n[2] https://s2.example/p — Title 2\n"
-        ),
-        "{out}"
-    );
 }
 
 #[test]
@@ -724,4 +720,83 @@ fn issue9_a_draft_the_user_cannot_write_is_not_rewritten() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("read-only"), "{stderr}");
     assert_eq!(read(&draft), "Ice floats.[1]\n");
+}
+
+// ---- issue 9: --replace-in never makes a second Sources section or writes into code ----
+
+/// Runs `render --replace-in DRAFT` on `text` and expects a refusal: exit 1, nothing on
+/// stdout, the draft byte for byte as it was. Returns (stderr, the draft's path).
+fn refused_replace(sb: &Sandbox, text: &str) -> (String, String) {
+    let draft = sb.file("draft.md", text);
+    let out = sb
+        .cite()
+        .args(["render", "--replace-in"])
+        .arg(&draft)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text:?}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(read(&draft), text, "the draft was changed");
+    (
+        String::from_utf8(out.stderr).unwrap(),
+        draft.display().to_string(),
+    )
+}
+
+#[test]
+fn issue9_replace_in_refuses_a_sources_section_that_is_not_at_the_end() {
+    let sb = many(2);
+    let text = "# Report\n\nIce floats on liquid water.[1]\n\n## Sources\n\n[2] https://evil.example.com/made-up\n\n## Appendix\n\nMore text about the method is here.\n";
+    for _ in 0..2 {
+        let (err, path) = refused_replace(&sb, text);
+        assert_eq!(
+            err,
+            format!(
+                "error: {path} has a Sources section at line 5 that is not the block at its end (other text follows at line 9), and a new block would make two — keep your text under another heading, remove that Sources heading and the entries under it, then run `cite render --replace-in {path}` again; nothing was written\n"
+            )
+        );
+    }
+    // Author prose under a heading that says "Sources" is such a section too.
+    let text = "# Report\n\nA claim is made here.[1]\n\n## Sources\n\nWe relied on three kinds of sources for this report.\n";
+    let (err, _) = refused_replace(&sb, text);
+    assert!(err.contains("Sources section at line 5"), "{err}");
+    assert!(err.contains("(other text follows at line 7)"), "{err}");
+}
+
+#[test]
+fn issue9_replace_in_never_writes_inside_an_open_fence() {
+    let sb = many(2);
+    let text = "Ice floats on liquid water.[1]\n\n```python\nprint(1)\n";
+    for _ in 0..3 {
+        let (err, path) = refused_replace(&sb, text);
+        assert_eq!(
+            err,
+            format!(
+                "error: {path}: the code fence opened at line 3 is never closed, so a block written after it would be code — close it with a line ```, then run `cite render --replace-in {path}` again; nothing was written\n"
+            )
+        );
+    }
+    // Once the fence is closed, the block goes after it, and stays one block.
+    let draft = sb.file("draft.md", &format!("{text}```\n"));
+    render(&sb, &["--replace-in", s(&draft)]);
+    render(&sb, &["--replace-in", s(&draft)]);
+    assert_eq!(
+        read(&draft),
+        format!("{text}```\n\n## Sources\n\n[1] https://s1.example/p — Title 1\n")
+    );
+}
+
+#[test]
+fn issue9_cited_in_and_replace_in_read_citations_as_verify_does() {
+    let sb = many(4);
+    let text = "Ice floats on liquid water.[1] Write `[2]` to cite, as in arr[3] here.[4]\n";
+    let draft = sb.file("draft.md", text);
+    assert_eq!(ids(&render(&sb, &["--cited-in", s(&draft)])), [1, 4]);
+    render(&sb, &["--replace-in", s(&draft)]);
+    assert_eq!(
+        read(&draft),
+        format!(
+            "{text}\n## Sources\n\n[1] https://s1.example/p — Title 1\n[4] https://s4.example/p — Title 4\n"
+        )
+    );
 }

@@ -37,7 +37,19 @@ fn quote(sb: &Sandbox, id: &str, text: &str) {
 
 /// Runs `verify DRAFT ARGS…` on `text`; returns (exit code, stdout, stderr).
 fn verify(sb: &Sandbox, text: &str, args: &[&str]) -> (i32, String, String) {
-    let draft = sb.file("draft.md", text);
+    let (code, out, err, _) = verify_file(sb, "draft.md", text, args);
+    (code, out, err)
+}
+
+/// Runs `verify` on `text` written to `name`; returns (exit code, stdout, stderr, the
+/// draft's path as the fixes name it).
+fn verify_file(
+    sb: &Sandbox,
+    name: &str,
+    text: &str,
+    args: &[&str],
+) -> (i32, String, String, String) {
+    let draft = sb.file(name, text);
     let out = sb
         .cite()
         .arg("verify")
@@ -49,6 +61,7 @@ fn verify(sb: &Sandbox, text: &str, args: &[&str]) -> (i32, String, String) {
         out.status.code().expect("exit code"),
         String::from_utf8(out.stdout).expect("utf-8 stdout"),
         String::from_utf8(out.stderr).expect("utf-8 stderr"),
+        draft.display().to_string(),
     )
 }
 
@@ -101,14 +114,18 @@ This line has no provenance at all.\n\
 [9] https://s9.example/p\n";
     let (code, out, err) = verify(&sb, draft, &["--min-coverage", "0.9", "--evidence"]);
     assert_eq!(code, 1);
+    let path = sb.path().join("draft.md").display().to_string();
+    let ledger = sb.ledger.display().to_string();
     assert_eq!(
         err,
-        "FAIL: citations not in the ledger (hallucinated or renumbered): [7] (line 4)\n\
-         FAIL: cited but absent from the Sources block: [2], [7] (line 3)\n\
-         FAIL: Sources block lists [9], which is not in the ledger (line 11)\n\
-         FAIL: Sources block URL for [1] does not match the ledger (block: https://wrong.example/p / ledger: https://s1.example/p) — re-run `render` (line 9)\n\
-         FAIL: citation coverage 75% is below the required 90% (3/4 sentences with declared provenance; 3 cited, 0 tool-verified, 0 policy, 0 unverified) (line 5)\n\
-         FAIL: cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): [2] (line 3)\n"
+        format!(
+            "FAIL: citations not in the ledger (hallucinated or renumbered): [7] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {ledger}) (line 4)\n\
+             FAIL: cited but absent from the Sources block: [2], [7] — run `cite render --replace-in {path}` (line 3)\n\
+             FAIL: Sources block lists [9], which is not in the ledger — run `cite render --replace-in {path}` (line 11)\n\
+             FAIL: Sources block URL for [1] does not match the ledger (block: https://wrong.example/p / ledger: https://s1.example/p) — re-run `render`: `cite render --replace-in {path}` (line 9)\n\
+             FAIL: citation coverage 75% is below the required 90% (3/4 sentences with declared provenance; 3 cited, 0 tool-verified, 0 policy, 0 unverified) — give each sentence listed a marker: [N], [tool:NAME], [policy] or [unverified] (line 5)\n\
+             FAIL: cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): [2] — for each, `cite quote ID --text \"WORDS COPIED FROM THE PAGE\" --from PAGE` (line 3)\n"
+        )
     );
     assert_eq!(
         out,
@@ -137,17 +154,26 @@ fn citations_without_a_block() {
         &[],
     );
     assert_eq!(code, 1);
+    let path = sb.path().join("draft.md").display().to_string();
     assert_eq!(
         err,
-        "FAIL: draft cites sources but has no `Sources:` block — run `render --cited-in` (line 2)\n"
+        format!(
+            "FAIL: draft cites sources but has no `Sources:` block — run `cite render --replace-in {path}` (line 2)\n"
+        )
     );
     assert!(out.ends_with("verification failed\n"), "{out}");
     // An unknown id comes first.
     let (_, _, err) = verify(&sb, "Ice floats on liquid water.[1] And [8] too.\n", &[]);
-    assert_eq!(
-        err,
-        "FAIL: citations not in the ledger (hallucinated or renumbered): [8] (line 1)\n\
-         FAIL: draft cites sources but has no `Sources:` block — run `render --cited-in` (line 1)\n"
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0]
+            .starts_with("FAIL: citations not in the ledger (hallucinated or renumbered): [8] — "),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("FAIL: draft cites sources but has no `Sources:` block — "),
+        "{err}"
     );
 }
 
@@ -275,7 +301,7 @@ fn min_coverage_counts_every_marker_kind() {
     assert_eq!(code, 1);
     assert_eq!(
         err,
-        "FAIL: citation coverage 75% is below the required 80% (3/4 sentences with declared provenance; 0 cited, 1 tool-verified, 1 policy, 1 unverified) (line 4)\n"
+        "FAIL: citation coverage 75% is below the required 80% (3/4 sentences with declared provenance; 0 cited, 1 tool-verified, 1 policy, 1 unverified) — give each sentence listed a marker: [N], [tool:NAME], [policy] or [unverified] (line 4)\n"
     );
     assert_eq!(verify(&sb, draft, &["--min-coverage", "0.75"]).0, 0);
     assert_eq!(verify(&sb, draft, &["--min-coverage", "0"]).0, 0);
@@ -315,9 +341,13 @@ fn evidence_lists_quotes_of_cited_sources() {
             "info: evidence [1]: \"water expands when freezing\"",
         ]
     );
-    assert_eq!(
-        err,
-        "FAIL: cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): [2] (line 2)\n"
+    assert!(
+        err.starts_with("FAIL: cited sources carry no verbatim evidence quote (run `quote` with the fetched page text): [2] — "),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(" (line 2)\n") && err.lines().count() == 1,
+        "{err}"
     );
     // Once [2] is quoted too, evidence passes.
     quote(&sb, "2", "water boils at sea level");
@@ -355,14 +385,22 @@ fn json_is_one_object() {
         .iter()
         .map(|e| (e["message"].as_str().unwrap(), e["line"].as_u64()))
         .collect();
+    let path = sb.path().join("draft.md").display().to_string();
     assert_eq!(
         errors,
         [
             (
-                "citations not in the ledger (hallucinated or renumbered): [7]",
+                format!(
+                    "citations not in the ledger (hallucinated or renumbered): [7] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {})",
+                    sb.ledger.display()
+                )
+                .as_str(),
                 Some(1)
             ),
-            ("cited but absent from the Sources block: [7]", Some(1)),
+            (
+                format!("cited but absent from the Sources block: [7] — run `cite render --replace-in {path}`").as_str(),
+                Some(1)
+            ),
         ]
     );
     let warnings: Vec<&str> = v["warnings"]
@@ -543,13 +581,10 @@ fn glued_and_malformed_markers_give_no_provenance() {
             stats(&sb, &draft)
         );
     }
-    // A glued id is still looked up: the ledger checks fail closed.
-    let (code, _, err) = verify(&sb, "The value of word[9] is stated here.\n", &[]);
-    assert_eq!(code, 1);
-    assert!(
-        err.contains("citations not in the ledger (hallucinated or renumbered): [9] (line 1)"),
-        "{err}"
-    );
+    // An id glued to a word is an index, not a citation: nothing is looked up (issue 9).
+    let (code, out, err) = verify(&sb, "The value of word[9] is stated here.\n", &[]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert!(out.contains("; 0 distinct source(s) cited"), "{out}");
 }
 
 #[test]
@@ -699,10 +734,12 @@ fn a_stale_block_is_caught_and_render_fixes_it() {
     let (code, _, err) = verify(&sb, text, &[]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("FAIL: cited but absent from the Sources block: [2] (line 1)"),
+        err.contains(
+            "FAIL: cited but absent from the Sources block: [2] — run `cite render --replace-in "
+        ),
         "{err}"
     );
-    assert!(err.contains("FAIL: Sources block URL for [1] does not match the ledger (block: https://s2.example/p / ledger: https://s1.example/p) — re-run `render` (line 5)"), "{err}");
+    assert!(err.contains("FAIL: Sources block URL for [1] does not match the ledger (block: https://s2.example/p / ledger: https://s1.example/p) — re-run `render`"), "{err}");
     sb.ok(&["render", "--replace-in", draft.to_str().unwrap()]);
     sb.cite()
         .arg("verify")
@@ -725,4 +762,370 @@ fn epoch_verifies_against_an_old_numbering() {
     );
     let (code, out, err) = verify(&sb, draft, &["--epoch", "1"]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
+}
+
+// ---- issue 9: a draft that passes shows only ledger URLs and hides no sentence ---------
+
+/// The draft of issue 9, item 1: a hand-typed Sources section with a made-up URL, and an
+/// appendix after it.
+const FAKE_SECTION: &str = "\
+# Report
+
+Ice floats on liquid water.[1]
+
+## Sources
+
+[2] https://evil.example.com/made-up
+
+## Appendix
+
+More text about the method is here.
+";
+
+#[test]
+fn issue9_a_hand_typed_sources_section_with_an_appendix_after_it_fails() {
+    let sb = ledger(2);
+    let (code, out, err, path) = verify_file(&sb, "draft.md", FAKE_SECTION, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        err,
+        format!(
+            "FAIL: draft cites sources but has no `Sources:` block — run `cite render --replace-in {path}` (line 3)\n\
+             FAIL: the Sources section at line 5 is not the generated block at the end of the draft: other text follows it at line 9 — keep your text under another heading, remove that Sources heading and the entries under it, then run `cite render --replace-in {path}` (line 5)\n\
+             FAIL: a line outside the Sources block shows [2] with a URL that is not the ledger's (line: https://evil.example.com/made-up / ledger: https://s2.example/p) — delete it: cite sources as [N] alone, and let `cite render --replace-in {path}` write the entries (line 7)\n"
+        )
+    );
+    // The fake entry is not prose: two sentences, neither of them the entry.
+    assert!(
+        out.starts_with(&counts_prefix(2, 1, "50%", [1, 0, 0, 0])),
+        "{out}"
+    );
+}
+
+#[test]
+fn issue9_a_second_block_appended_after_the_fake_one_still_fails() {
+    // What `render --replace-in` used to write: the draft, then a second block.
+    let sb = ledger(2);
+    quote(&sb, "1", "ice floats on liquid water");
+    let text = format!("{FAKE_SECTION}\n## Sources\n\n[1] https://s1.example/p\n");
+    let (code, out, err, _) = verify_file(
+        &sb,
+        "draft.md",
+        &text,
+        &["--evidence", "--min-coverage", "0.6"],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.ends_with("verification failed\n"), "{out}");
+    assert!(
+        err.contains("FAIL: more than one Sources section (lines 5 and 13)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("line: https://evil.example.com/made-up / ledger: https://s2.example/p"),
+        "{err}"
+    );
+    assert!(err.contains("(line 7)\n"), "{err}");
+    assert!(!err.contains("no `Sources:` block"), "{err}");
+}
+
+#[test]
+fn issue9_stacked_sources_blocks_fail_and_render_folds_them() {
+    let sb = ledger(1);
+    let text = "Ice floats on liquid water.[1]\n\n## Sources\n\n[1] https://s1.example/p\n\nSources:\n[1] https://s1.example/p\n";
+    let (code, _, err, path) = verify_file(&sb, "draft.md", text, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        format!(
+            "FAIL: more than one Sources section (lines 3 and 7) — run `cite render --replace-in {path}` to replace them with one block (line 7)\n"
+        )
+    );
+    sb.ok(&["render", "--replace-in", &path]);
+    let (code, _, err, _) = verify_file(
+        &sb,
+        "draft.md",
+        &std::fs::read_to_string(&path).unwrap(),
+        &["--strict"],
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+}
+
+#[test]
+fn issue9_a_source_entry_line_anywhere_must_carry_the_ledgers_url() {
+    let sb = ledger(2);
+    let good_block = "\n## Sources\n\n[1] https://s1.example/p\n";
+    // Each stray line sits on line 3 of an otherwise good draft, with prose after it.
+    for stray in [
+        "[2] https://evil.example.com/x",
+        "[2] - https://evil.example.com/x — Title",
+        "[^2]: https://evil.example.com/x",
+        "[^2]: As argued at https://evil.example.com/x",
+        "[2]: https://evil.example.com/x",
+        "- [2] https://evil.example.com/x",
+        "> [2] https://evil.example.com/x",
+        "1. [2] evil.example.com/x",
+        "See [2] https://evil.example.com/x for the data.",
+        "See the [2](https://evil.example.com/x) data here.",
+        "Use `[2] https://evil.example.com/x` as the source.",
+        "**[2]** https://evil.example.com/x",
+        "| [2] | https://evil.example.com/x |",
+        "See [[2]](https://evil.example.com/x) here.",
+        "[2] <https://evil.example.com/x>",
+        "<!-- [2] https://evil.example.com/x -->",
+    ] {
+        let text = format!(
+            "Ice floats on liquid water.[1]\n\n{stray}\n\nMore prose follows it here.\n{good_block}"
+        );
+        let (code, out, err, _) = verify_file(&sb, "draft.md", &text, &[]);
+        assert_eq!(code, 1, "{stray}: {out}");
+        assert!(
+            err.contains("shows [2] with a URL that is not the ledger's (line: "),
+            "{stray}: {err}"
+        );
+        assert!(
+            err.contains("evil.example.com/x / ledger: https://s2.example/p) — "),
+            "{stray}: {err}"
+        );
+        assert!(err.contains("(line 3)\n"), "{stray}: {err}");
+    }
+    // Right before the block, a footnote is part of it: the block's check names it.
+    let text =
+        format!("Ice floats on liquid water.[1]\n\n[^2]: https://evil.example.com/x\n{good_block}");
+    let (code, _, err, _) = verify_file(&sb, "draft.md", &text, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("FAIL: Sources block URL for [2] does not match the ledger (block: https://evil.example.com/x / ledger: https://s2.example/p)"),
+        "{err}"
+    );
+    // In fenced code too, and as a BibTeX entry.
+    for (lines, at) in [
+        ("```\n[2] https://evil.example.com/x\n```", 4),
+        (
+            "@misc{source2,\n  title = {X},\n  howpublished = {\\url{https://evil.example.com/x}},\n}",
+            3,
+        ),
+    ] {
+        let text = format!(
+            "Ice floats on liquid water.[1]\n\n{lines}\n\nMore prose follows it here.\n{good_block}"
+        );
+        let (code, _, err, _) = verify_file(&sb, "draft.md", &text, &[]);
+        assert_eq!(code, 1, "{lines}");
+        assert!(
+            err.contains("shows [2] with a URL that is not the ledger's"),
+            "{lines}: {err}"
+        );
+        assert!(err.contains(&format!("(line {at})\n")), "{lines}: {err}");
+    }
+    // An id the ledger does not have.
+    let text = format!("Ice floats on liquid water.[1]\n\n[7] https://s7.example/p\n{good_block}");
+    let (code, _, err, _) = verify_file(&sb, "draft.md", &text, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(
+            "FAIL: a line outside the Sources block lists [7], which is not in the ledger"
+        ),
+        "{err}"
+    );
+    // A line that does carry the ledger's URL passes.
+    let text =
+        format!("Ice floats on liquid water.[1]\n\n- [2] https://s2.example/p\n{good_block}");
+    let (code, out, err, _) = verify_file(&sb, "draft.md", &text, &[]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+}
+
+#[test]
+fn issue9_a_raw_url_in_prose_warns_and_strict_fails() {
+    let sb = ledger(1);
+    let text = "Ice floats on liquid water.[1] The data is at https://unlisted.example.org/data.\n\n## Sources\n\n[1] https://s1.example/p\n";
+    let (code, out, err, _) = verify_file(&sb, "draft.md", text, &[]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert!(
+        out.contains("\nwarn: URL in the draft is not a registered source: https://unlisted.example.org/data — register it with `cite add https://unlisted.example.org/data` and cite the id it prints instead (line 1)\n"),
+        "{out}"
+    );
+    let (code, out, _, _) = verify_file(&sb, "draft.md", text, &["--strict"]);
+    assert_eq!(code, 1);
+    assert!(out.ends_with("verification failed\n"), "{out}");
+    // A registered URL, and URLs in code, draw no warning.
+    let text = "Ice floats on liquid water.[1] It is also at https://s1.example/p/ today.\nRun `curl https://api.example.org/v1` to see it.\n\n```\nhttps://code.example.org\n```\n\n## Sources\n\n[1] https://s1.example/p\n";
+    let (code, out, err, _) = verify_file(&sb, "draft.md", text, &["--strict"]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+}
+
+#[test]
+fn issue9_malformed_markers_never_merge_sentences() {
+    let sb = ledger(1);
+    for marker in [
+        "[tool:]",
+        "[tool bad]",
+        "[tool=bad]",
+        "[tool:]]",
+        "[[policy]]",
+        "[policy]]",
+        "[policy:]",
+        "[unverified:bad]",
+        "[12345]",
+        "[1, 2]",
+        "[tool: python]",
+    ] {
+        let text = format!(
+            "An unsupported claim is made here.{marker} A separate sentence is here.[policy]\n"
+        );
+        let (code, out, err, _) = verify_file(&sb, "draft.md", &text, &["--min-coverage", "0.6"]);
+        assert!(
+            out.starts_with(&counts_prefix(2, 1, "50%", [0, 0, 1, 0])),
+            "{marker}: {out}"
+        );
+        assert_eq!(code, 1, "{marker}");
+        assert!(
+            err.starts_with("FAIL: citation coverage 50% is below the required 60%"),
+            "{marker}: {err}"
+        );
+    }
+    // After a markdown closer too.
+    let text = "*An unsupported claim is made here.*[tool:]] Next claim is stated here.[policy]\n";
+    let (_, out, _, _) = verify_file(&sb, "draft.md", text, &[]);
+    assert!(
+        out.starts_with(&counts_prefix(2, 1, "50%", [0, 0, 1, 0])),
+        "{out}"
+    );
+}
+
+#[test]
+fn issue9_a_comment_hides_no_marker_and_glues_no_sentences() {
+    let sb = ledger(1);
+    let text = "An unsupported claim is made right here.<!-- [1] -->\nAnother claim is made right here.<!-- x --> A cited claim is here.[1]\n\n## Sources\n\n[1] https://s1.example/p\n";
+    let (code, out, _, _) = verify_file(&sb, "draft.md", text, &["--min-coverage", "0.5"]);
+    assert!(
+        out.starts_with(&counts_prefix(3, 1, "33%", [1, 0, 0, 0])),
+        "{out}"
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn issue9_malformed_markers_warn_with_the_correct_form() {
+    let sb = ledger(2);
+    let text = "\
+A claim backed by two sources.[1, 2]
+We ran the converter on it.[tool: python]
+We ran another tool on it.[tool:]
+The light has a longer wavelength. [1]
+A policy is stated here.[[policy]]
+";
+    let (code, out, err, _) = verify_file(&sb, "draft.md", text, &[]);
+    assert_eq!(code, 1, "{out}");
+    let warns: Vec<&str> = out.lines().filter(|l| l.starts_with("warn: ")).collect();
+    for expected in [
+        "warn: malformed marker [1, 2] gives no provenance — write [1][2] (line 1)",
+        "warn: malformed marker [tool: python] gives no provenance — write [tool:python] (line 2)",
+        "warn: malformed marker [tool:] gives no provenance — write [tool:NAME], NAME the tool you ran (line 3)",
+        "warn: marker after a space: \"wavelength. [1]\" — write \"wavelength.[1]\" (line 4)",
+        "warn: malformed marker [[policy]] gives no provenance — write [policy] (line 5)",
+    ] {
+        assert!(warns.contains(&expected), "{expected}\n{out}");
+    }
+    // Only the [1] after a space counts, for the sentence it follows.
+    assert!(
+        out.starts_with(&counts_prefix(5, 1, "20%", [1, 0, 0, 0])),
+        "{out}"
+    );
+    assert!(err.contains("no `Sources:` block"), "{err}");
+}
+
+#[test]
+fn issue9_code_is_never_a_citation() {
+    let sb = ledger(0);
+    let text = "Cite a source with `[2]` after the sentence.\nThe value of arr[1] is large here.\nA list uses `x[42]` and then `[42]` too.\n";
+    let (code, out, err, path) = verify_file(&sb, "draft.md", text, &["--strict"]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "{} 0 distinct source(s) cited, 0 in ledger (0 with evidence quotes)\ncitations OK\n",
+            counts_prefix(3, 0, "0%", [0, 0, 0, 0])
+        )
+    );
+    // The same rule picks what `render` lists.
+    sb.ok(&["add", "https://s1.example/p"]);
+    sb.ok(&["add", "https://s2.example/p"]);
+    sb.cite()
+        .args(["render", "--cited-in", &path])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no sources to render"));
+}
+
+#[test]
+fn issue9_an_unclosed_fence_warns_naming_its_line() {
+    let sb = ledger(1);
+    let text = "Ice floats on liquid water.[1]\n\n```python\nprint(1)\n";
+    let (code, out, err, _) = verify_file(&sb, "draft.md", text, &[]);
+    assert!(
+        out.contains("\nwarn: the code fence opened at line 3 is never closed: everything after it is code — close it with a line ``` (line 3)\n"),
+        "{out}"
+    );
+    assert_eq!(code, 1, "no block: {out}");
+    assert!(err.contains("no `Sources:` block"), "{err}");
+    // A block written after the open fence is code, not a block.
+    let text = "Ice floats on liquid water.[1]\n\n~~~~\nprint(1)\n\n## Sources\n\n[1] https://s1.example/p\n";
+    let (code, out, err, _) = verify_file(&sb, "draft.md", text, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains("no `Sources:` block"), "{err}");
+    assert!(out.contains("warn: the code fence opened at line 3 is never closed: everything after it is code — close it with a line ~~~~ (line 3)"), "{out}");
+}
+
+#[test]
+fn issue9_every_fail_says_what_to_run() {
+    let sb = ledger(2);
+    let ledger_path = sb.ledger.display().to_string();
+    // An unknown id: remove it or register the page, in this ledger.
+    let (code, _, err, _) = verify_file(&sb, "draft.md", "Ice floats on liquid water.[42]\n", &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(&format!("FAIL: citations not in the ledger (hallucinated or renumbered): [42] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {ledger_path}) (line 1)\n")),
+        "{err}"
+    );
+    // An id of an earlier epoch: say so, and how to verify against it.
+    sb.ok(&["reset"]);
+    sb.ok(&["add", "https://new.example/p"]);
+    let text = "Ice floats on liquid water.[2]\n\n## Sources\n\n[2] https://s2.example/p\n";
+    let (code, _, err, _) = verify_file(&sb, "draft.md", text, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("[2] is in epoch 1: if the draft was written before `cite reset`, verify it with `--epoch 1`"),
+        "{err}"
+    );
+    assert_eq!(verify_file(&sb, "draft.md", text, &["--epoch", "1"]).0, 0);
+}
+
+#[test]
+fn issue9_a_coverage_failure_lists_every_uncovered_line() {
+    let sb = ledger(0);
+    let mut text = String::from("A claim from memory is flagged.[unverified]\n");
+    for i in 0..25 {
+        text.push_str(&format!("Bare claim number {i} stands here.\n"));
+    }
+    let (code, _, err, _) = verify_file(&sb, "draft.md", &text, &["--min-coverage", "0.5"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.ends_with("(lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21 and 5 more)\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "— give each sentence listed a marker: [N], [tool:NAME], [policy] or [unverified]"
+        ),
+        "{err}"
+    );
+    let (_, out, _, _) = verify_file(&sb, "draft.md", &text, &["--min-coverage", "0.5", "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let lines: Vec<u64> = v["errors"][0]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, (2..=26).collect::<Vec<u64>>());
+    assert_eq!(v["errors"][0]["line"], 2);
 }

@@ -418,13 +418,18 @@ fn protocol_end_to_end_every_tool() {
     let (text_bad, report) = srv.ok("verify", json!({"draft": bad, "strict": true}));
     assert!(text_bad.starts_with("info: stats: "), "{text_bad}");
     assert!(
-        text_bad.contains(
-            "FAIL: citations not in the ledger (hallucinated or renumbered): [9] (line 1)"
-        ),
+        text_bad.contains("FAIL: citations not in the ledger (hallucinated or renumbered): [9] — "),
+        "{text_bad}"
+    );
+    // A draft given as text has no path: the fix names `DRAFT`.
+    assert!(
+        text_bad.contains("— run `cite render --replace-in DRAFT` (line 5)"),
         "{text_bad}"
     );
     assert!(text_bad.ends_with("verification failed"), "{text_bad}");
     assert_eq!(report["exit_code"], 1);
+    // Given by path, the report is the CLI's, line for line.
+    let (text_bad, _) = srv.ok("verify", json!({"path": bad_file, "strict": true}));
     let cli = crate::util::cite_bin()
         .arg("--ledger")
         .arg(&sb.ledger)
