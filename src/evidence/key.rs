@@ -1,5 +1,6 @@
-//! The match key: one streaming pass that normalizes text exactly as `sources.py`'s
-//! `_match_key` does, and tells its sink which original character produced each key
+//! The match key: one streaming pass that normalizes text as `sources.py`'s `_match_key`
+//! does (or, as [`Keying::Typographic`], that and typographic variants folded to their
+//! plain forms), and tells its sink which original character produced each key
 //! character.
 //!
 //! The reference runs two regexes, then `" ".join(s.split())`, then `casefold()`:
@@ -18,6 +19,49 @@
 use std::borrow::Cow;
 
 use icu_casemap::CaseMapper;
+
+/// Which key a pass computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Keying {
+    /// Exactly `sources.py`'s `_match_key`. Every quote stored before issue 9 was found,
+    /// and its selector computed, with this key alone.
+    Reference,
+    /// The reference key with typographic variants folded to what a writer types: curly
+    /// and angle quotes to `'` and `"`, the ellipsis to `...`, dashes, minus and Unicode
+    /// hyphens (and runs of them: `--` is a typed em dash) to one `-`, and characters that
+    /// show nothing (soft hyphen, zero-width space and joiners, word joiner, BOM) dropped.
+    /// Each is folded where the reference keeps a character, so a key the reference finds
+    /// in a text, this one finds in its fold too.
+    Typographic,
+}
+
+/// What [`Keying::Typographic`] makes of a character the reference key would keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fold {
+    /// Shows nothing: not in the key, like markdown noise.
+    Drop,
+    /// One `-`, however many dashes follow each other.
+    Dash,
+    /// This plain text.
+    To(&'static str),
+}
+
+/// The typographic fold of `c`, if it has one. Primes count as the quotes they are
+/// typed as (`5′ 11″`); the ellipsis becomes three dots rather than dots becoming an
+/// ellipsis, so the fold needs no look-ahead.
+fn fold(c: char) -> Option<Fold> {
+    Some(match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2039}' | '\u{203A}'
+        | '\u{2032}' => Fold::To("'"),
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{AB}' | '\u{BB}' | '\u{2033}' => {
+            Fold::To("\"")
+        }
+        '\u{2026}' => Fold::To("..."),
+        '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' => Fold::Dash,
+        '\u{AD}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => Fold::Drop,
+        _ => return None,
+    })
+}
 
 /// Where a piece of the key comes from in the original text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,14 +166,16 @@ pub(super) fn folds_to_string(c: char) -> bool {
     )
 }
 
-/// Runs the normalization over `text` from `from`, feeding `sink`.
-pub(super) fn normalize<S: Sink>(text: &str, from: Resume, sink: &mut S) {
+/// Runs the normalization over `text` from `from`, feeding `sink` the key `keying` names.
+pub(super) fn normalize<S: Sink>(text: &str, from: Resume, keying: Keying, sink: &mut S) {
     let folder = CaseMapper::new();
     let mut chars = Collapsed::new(text, from.at);
     let mut next = chars.next();
     // The first whitespace character of a pending run, once something precedes it.
     let mut space: Option<Origin> = None;
     let mut started = from.key_len > 0;
+    // The last key character was a folded dash (typographic key only).
+    let mut dash = false;
     let mut buf = [0u8; 4];
     while let Some((c, origin)) = next {
         next = chars.next();
@@ -144,30 +190,42 @@ pub(super) fn normalize<S: Sink>(text: &str, from: Resume, sink: &mut S) {
             }
             _ => {}
         }
+        let folded = match keying {
+            Keying::Reference => None,
+            Keying::Typographic => fold(c),
+        };
+        match folded {
+            Some(Fold::Drop) => continue,
+            Some(Fold::Dash) if dash && space.is_none() => continue,
+            _ => {}
+        }
         if let Some(origin) = space.take()
             && !sink.push_ascii(b' ', origin)
         {
             return;
         }
         started = true;
-        let go_on = if c.is_ascii() {
-            sink.push_ascii((c as u8).to_ascii_lowercase(), origin)
-        } else if folds_to_string(c) {
+        dash = folded == Some(Fold::Dash);
+        let go_on = match folded {
+            Some(Fold::To(plain)) => sink.push(plain, origin),
+            // (A dropped character never gets here.)
+            Some(Fold::Dash | Fold::Drop) => sink.push_ascii(b'-', origin),
+            None if c.is_ascii() => sink.push_ascii((c as u8).to_ascii_lowercase(), origin),
             // Full case folding, as `str.casefold()`: ß → ss, ﬁ → fi. It is context-free,
             // so folding character by character equals folding the string.
-            match folder.fold_string(c.encode_utf8(&mut buf)) {
+            None if folds_to_string(c) => match folder.fold_string(c.encode_utf8(&mut buf)) {
                 Cow::Borrowed(s) => sink.push(s, origin),
                 Cow::Owned(s) => sink.push(&s, origin),
-            }
-        } else {
+            },
             // Everywhere else full folding is simple folding (ς → σ), a table lookup with
             // no allocation; `simple_fold_agrees_outside_the_expanding_ranges` checks it.
-            sink.push(folder.simple_fold(c).encode_utf8(&mut buf), origin)
+            None => sink.push(folder.simple_fold(c).encode_utf8(&mut buf), origin),
         };
         if !go_on {
             return;
         }
-        if origin.link.is_none() {
+        // After a dash, a restart would not know that a dash came before.
+        if origin.link.is_none() && !dash {
             sink.resume_point(origin.at + c.len_utf8());
         }
     }

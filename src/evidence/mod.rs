@@ -4,16 +4,17 @@
 //! reduced to a [`match_key`] (inline links count as their label, `* _ \` ~` and
 //! backslash escapes before punctuation are dropped, whitespace runs collapse, case folds
 //! as Python's `str.casefold()`), and the quote's key must occur in the evidence's key.
-//! Beyond the reference, [`find`] reports the match as a W3C TextQuoteSelector over the
-//! original evidence text, so a stored quote can be located and re-checked in its
-//! snapshot.
+//! Beyond the reference, typographic variants fold to their plain forms (curly quotes,
+//! dashes, the ellipsis, invisible characters: see [`key::Keying`]), and [`find`] reports
+//! the match as a W3C TextQuoteSelector over the original evidence text, so a stored
+//! quote can be located and re-checked in its snapshot.
 
 mod key;
 
 #[cfg(test)]
 mod tests;
 
-use key::{Origin, Resume, Sink};
+use key::{Keying, Origin, Resume, Sink};
 
 /// Characters of context kept on each side of a match.
 const CONTEXT: usize = 32;
@@ -52,32 +53,45 @@ pub enum QuoteError {
     NotFound,
 }
 
-/// The normalized form both sides of a match are compared in: exactly `sources.py`'s
-/// `_match_key`.
+/// The normalized form both sides of a match are compared in: `sources.py`'s
+/// `_match_key`, with typographic variants folded to their plain forms.
 pub fn match_key(text: &str) -> String {
+    key(text, Keying::Typographic)
+}
+
+/// Exactly `sources.py`'s `_match_key`.
+#[cfg(test)]
+fn reference_key(text: &str) -> String {
+    key(text, Keying::Reference)
+}
+
+fn key(text: &str, keying: Keying) -> String {
     let mut key = String::with_capacity(text.len());
-    key::normalize(text, Resume::START, &mut key);
+    key::normalize(text, Resume::START, keying, &mut key);
     key
 }
 
 /// Where the first occurrence of `quote`'s key sits in `evidence`; `None` when it does
 /// not occur, or when the quote's key is empty.
+///
+/// The reference key is tried first, the typographic one only when it finds nothing:
+/// a quote that matched before typographic folding existed is found where it was found
+/// then (its stored selector, which `audit` compares, stays right), even when a
+/// typographic variant of it comes earlier on the page; and a quote typed with the page's
+/// own characters lands on them.
 pub fn find(quote: &str, evidence: &str) -> Option<Selector> {
-    let needle = match_key(quote);
+    find_by(quote, evidence, Keying::Reference)
+        .or_else(|| find_by(quote, evidence, Keying::Typographic))
+}
+
+fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Selector> {
+    let needle = key(quote, keying);
     if needle.is_empty() {
         return None;
     }
-    let mut keyed = Keyed::new(evidence.len());
-    key::normalize(evidence, Resume::START, &mut keyed);
+    let keyed = Keyed::of(evidence, keying);
     let at = keyed.key.find(&needle)?;
-    // A second run of the same pass, from the last resume point before the match, maps
-    // the match back to the original text and stops at its end. It spares a full map
-    // (4 bytes per key byte) at the cost of re-reading at most `RESUME_EVERY` key bytes
-    // before the match, plus the match.
-    let from = keyed.resume_before(at);
-    let mut locate = Locate::new(from.key_len, at, at + needle.len() - 1);
-    key::normalize(evidence, from, &mut locate);
-    let (start, end) = locate.finish(evidence)?;
+    let (start, end) = keyed.original(evidence, at, at + needle.len())?;
     Some(selector(evidence, start, end))
 }
 
@@ -117,23 +131,42 @@ fn selector(text: &str, start: usize, end: usize) -> Selector {
 
 /// The evidence's key, with a resume point every [`RESUME_EVERY`] key bytes or so.
 struct Keyed {
+    keying: Keying,
     key: String,
     /// In increasing order of key length.
     resumes: Vec<Resume>,
 }
 
 impl Keyed {
-    fn new(capacity: usize) -> Self {
-        Keyed {
-            key: String::with_capacity(capacity),
+    /// Keys all of `text`.
+    fn of(text: &str, keying: Keying) -> Self {
+        let mut keyed = Keyed {
+            keying,
+            key: String::with_capacity(text.len()),
             resumes: Vec::new(),
-        }
+        };
+        key::normalize(text, Resume::START, keying, &mut keyed);
+        keyed
     }
 
     /// The last resume point at or before key byte `at`.
     fn resume_before(&self, at: usize) -> Resume {
         let n = self.resumes.partition_point(|r| r.key_len <= at);
         n.checked_sub(1).map_or(Resume::START, |i| self.resumes[i])
+    }
+
+    /// The original byte range of `text` (the text this was keyed from) that produced
+    /// key bytes `first..end` (`first < end`).
+    ///
+    /// A second run of the same pass, from the last resume point before `first`, maps
+    /// the range back and stops at its end. It spares a full map (4 bytes per key byte)
+    /// at the cost of re-reading at most `RESUME_EVERY` key bytes before the range, plus
+    /// the range.
+    fn original(&self, text: &str, first: usize, end: usize) -> Option<(usize, usize)> {
+        let from = self.resume_before(first);
+        let mut locate = Locate::new(from.key_len, first, end.checked_sub(1)?);
+        key::normalize(text, from, self.keying, &mut locate);
+        locate.finish(text)
     }
 }
 

@@ -319,6 +319,159 @@ fn selector_on_a_match_inside_a_folded_expansion_covers_the_whole_character() {
     );
 }
 
+// ---- typographic variants (issue 9) ----
+
+#[test]
+fn issue9_curly_quotes_dashes_and_ellipses_match_their_plain_forms() {
+    let page = "He said “it’s done” — and left… The 1990–2000 data, ‘mostly’ −5 °C.";
+    let plain = check(r#"he said "it's done" - and left..."#, page).unwrap();
+    // The selector points at the page's own characters.
+    assert_eq!(
+        plain,
+        sel(
+            "He said “it’s done” — and left…",
+            "",
+            " The 1990–2000 data, ‘mostly’ −5",
+            0,
+            31
+        )
+    );
+    assert!(check("the 1990-2000 data", page).is_ok());
+    assert!(check("data, 'mostly' -5", page).is_ok());
+    // `--` is how an em dash is typed in plain text.
+    assert!(check("done\" -- and left", page).is_ok());
+    // And the other way round: a typographic quote against a plain page.
+    let page = r#"He said "it's done" - and left... then 1990-2000 -- or so."#;
+    assert!(check("he said “it’s done” — and left…", page).is_ok());
+    assert!(check("then 1990–2000 — or so", page).is_ok());
+}
+
+#[test]
+fn issue9_other_quote_marks_and_hyphens_fold_too() {
+    let cases = [
+        (
+            "she wrote \"Bonjour tout le monde\"",
+            "Elle: she wrote «Bonjour tout le monde» hier",
+        ),
+        ("the 'low-lying' islands", "the ‹low‐lying› islands"),
+        ("a \"German\" quote here", "a „German‟ quote here"),
+        ("a 6' 2\" man", "a 6′ 2″ man"),
+        (
+            "non-breaking hyphens - and bars",
+            "non‑breaking hyphens ― and bars",
+        ),
+        ("a figure-dash range", "a figure‒dash range"),
+    ];
+    for (quote, page) in cases {
+        assert!(check(quote, page).is_ok(), "{quote:?} in {page:?}");
+    }
+}
+
+#[test]
+fn issue9_unicode_spaces_are_whitespace() {
+    // Already true before issue 9 (Python's whitespace is Unicode White_Space); kept here
+    // beside the other typographic variants.
+    let page = "one\u{a0}two\u{2002}three\u{2009}four\u{202f}five\u{205f}six\u{3000}seven";
+    assert!(check("one two three four five six seven", page).is_ok());
+    assert!(check("two\u{a0}three four", "one two three four").is_ok());
+}
+
+#[test]
+fn issue9_invisible_characters_are_not_text() {
+    // Soft hyphens, zero-width spaces and joiners, word joiners and byte order marks
+    // show nothing, and a writer retyping the words never types them.
+    let page = "the in\u{ad}for\u{ad}ma\u{200b}tion age\u{2060} \u{feff}began";
+    let got = check("the information age began", page).unwrap();
+    assert_eq!((got.start, got.end), (0, 30));
+    assert!(
+        check(
+            "information age began",
+            "\u{200c}in\u{200d}formation age began"
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn issue9_paraphrase_is_still_refused_with_typography() {
+    let page = "He said “it’s done” — and left… the room.";
+    assert_eq!(
+        check(r#"he said "it's over" - and"#, page),
+        Err(QuoteError::NotFound)
+    );
+    assert_eq!(
+        check("and left… the house", page),
+        Err(QuoteError::NotFound)
+    );
+    // Punctuation folds to punctuation, never to nothing: a dash is not a space.
+    assert_eq!(
+        check("said “it’s done” and left", page),
+        Err(QuoteError::NotFound)
+    );
+    assert_eq!(
+        check("it’s done — and. left", page),
+        Err(QuoteError::NotFound)
+    );
+}
+
+/// Quotes stored before issue 9 were found by the reference key alone; `audit` re-finds
+/// every stored quote and compares its selector. Where the reference key finds the quote,
+/// it is found at the same place as before, even when a typographic variant of it comes
+/// earlier on the page. The selectors are the ones the previous version stored.
+#[test]
+fn issue9_quotes_stored_before_keep_their_selectors() {
+    let cases = [
+        (
+            "\"it's here\" now",
+            "First “it’s here” now, then \"it's here\" now.",
+            sel(
+                "\"it's here\" now",
+                "First “it’s here” now, then ",
+                ".",
+                28,
+                43,
+            ),
+        ),
+        (
+            "\u{ad} alpha beta",
+            "x \u{ad} alpha beta gamma",
+            sel("\u{ad} alpha beta", "x ", " gamma", 2, 14),
+        ),
+        (
+            "10-20 kg here",
+            "It weighs 10--20 kg here, or 10-20 kg here.",
+            sel(
+                "10-20 kg here",
+                "It weighs 10--20 kg here, or ",
+                ".",
+                29,
+                42,
+            ),
+        ),
+        (
+            "wait... what now",
+            "So “wait…” she said: wait... what now?",
+            sel("wait... what now", "So “wait…” she said: ", "?", 21, 37),
+        ),
+    ];
+    for (quote, page, before) in cases {
+        assert_eq!(find(quote, page), Some(before), "{quote:?} in {page:?}");
+    }
+    // A quote only a typographic variant matches lands on the first such place.
+    let got = find("\"it's here\" now", "First “it’s here” now.").unwrap();
+    assert_eq!((got.exact.as_str(), got.start), ("“it’s here” now", 6));
+}
+
+#[test]
+fn issue9_the_key_folds_typography() {
+    assert_eq!(
+        match_key("“It’s” — ‘so’… «x» ‹y› 1–2 −3 a‐b c‑d e--f g---h \u{ad}i\u{200b}j"),
+        r#""it's" - 'so'... "x" 'y' 1-2 -3 a-b c-d e-f g-h ij"#
+    );
+    // The reference key, which locates quotes stored before, folds none of it.
+    assert_eq!(super::reference_key("“It’s” — a--b…"), "“it’s” — a--b…");
+}
+
 // ---- properties ----
 
 /// Four-letter words over `a`–`k` (both cases): equal lengths keep every match on word
@@ -384,6 +537,53 @@ fn assert_selector_fits(s: &Selector, page: &str, quote: &str) {
     assert!(match_key(&s.exact).contains(&match_key(quote)));
 }
 
+/// Word `w` as a page sets it (curly quotes, dashes, an ellipsis) and as a writer
+/// retypes it. Each plain form has one typographic form, so a run retyped plainly
+/// matches exactly where the run itself does.
+fn dressed(w: &str, dress: u8) -> (String, String) {
+    match dress {
+        0 => (format!("“{w}”"), format!("\"{w}\"")),
+        1 => (format!("‘{w}’"), format!("'{w}'")),
+        2 => (format!("{w}’s"), format!("{w}'s")),
+        3 => (format!("{w}—"), format!("{w}--")),
+        4 => (format!("{w}…"), format!("{w}...")),
+        5 => (format!("–{w}"), format!("-{w}")),
+        _ => (w.to_string(), w.to_string()),
+    }
+}
+
+/// A page of `words` dressed typographically, some separators non-breaking spaces, and
+/// the run `i..j` as it stands there and retyped plainly.
+fn typographic_page(
+    words: &[String],
+    how: &[u8],
+    seps: &[&str],
+    dress: &[u8],
+    nbsp: &[bool],
+    i: usize,
+    j: usize,
+) -> (String, String, String) {
+    let mut typographic = Vec::new();
+    let mut plain = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        let (t, p) = dressed(w, dress[k % dress.len()]);
+        typographic.push(t);
+        plain.push(p);
+    }
+    let mut page = String::from("Intro: ");
+    for (k, t) in typographic.iter().enumerate() {
+        // Markup goes around the whole dressed word, as a page would set it.
+        page.push_str(&wrap(t, how[k]));
+        page.push_str(if nbsp[k % nbsp.len()] {
+            "\u{a0}"
+        } else {
+            seps[k]
+        });
+    }
+    page.push_str("The end.");
+    (page, typographic[i..j].join(" "), plain[i..j].join(" "))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -417,6 +617,35 @@ proptest! {
     }
 
     #[test]
+    fn issue9_a_retyped_quote_lands_where_the_verbatim_one_does(
+        (words, how, seps, i, j) in page_and_run(),
+        dress in prop::collection::vec(0u8..8, 40),
+        nbsp in prop::collection::vec(any::<bool>(), 40),
+    ) {
+        let (page, verbatim, plain) = typographic_page(&words, &how, &seps, &dress, &nbsp, i, j);
+        let want = check(&verbatim, &page);
+        prop_assert!(want.is_ok(), "{verbatim:?} not found in {page:?}");
+        let got = check(&plain, &page);
+        prop_assert_eq!(&got, &want, "{:?} against {:?}", plain, page);
+        assert_selector_fits(&got.unwrap(), &page, &plain);
+    }
+
+    #[test]
+    fn issue9_a_retyped_quote_with_a_word_changed_is_refused(
+        (words, how, seps, i, j) in page_and_run(),
+        dress in prop::collection::vec(0u8..8, 40),
+        nbsp in prop::collection::vec(any::<bool>(), 40),
+        pick in any::<prop::sample::Index>(),
+        stranger in "[q-zQ-Z]{4}",
+    ) {
+        let mut changed = words.clone();
+        changed[i + pick.index(j - i)] = stranger;
+        let (page, ..) = typographic_page(&words, &how, &seps, &dress, &nbsp, i, j);
+        let (_, _, plain) = typographic_page(&changed, &how, &seps, &dress, &nbsp, i, j);
+        prop_assert_eq!(check(&plain, &page), Err(QuoteError::NotFound));
+    }
+
+    #[test]
     fn find_never_panics_on_arbitrary_text(quote in any::<String>(), page in any::<String>()) {
         if let Some(s) = find(&quote, &page) {
             assert_selector_fits(&s, &page, &quote);
@@ -425,7 +654,7 @@ proptest! {
 
     #[test]
     fn find_never_panics_on_markdown_soup(
-        page in "[\\[\\]()*_~`\\\\ \n\tabßΣςİﬁ氷.!]{0,60}",
+        page in "[\\[\\]()*_~`\\\\ \n\tabßΣςİﬁ氷.!'\"‘’“”«…—–\u{ad}\u{200b}\u{a0}-]{0,60}",
         from in any::<prop::sample::Index>(),
         len in 0usize..20,
     ) {
@@ -435,7 +664,17 @@ proptest! {
         let quote: String = chars[a..(a + len).min(chars.len())].iter().collect();
         let got = find(&quote, &page);
         let key = match_key(&quote);
-        prop_assert_eq!(got.is_some(), !key.is_empty() && match_key(&page).contains(&key));
+        let reference = super::reference_key(&quote);
+        let found_before = !reference.is_empty() && super::reference_key(&page).contains(&reference);
+        if key.is_empty() {
+            // Only invisible characters (a soft hyphen): found as the reference found it,
+            // and never accepted by `check`, which counts no word in it.
+            prop_assert_eq!(got.is_some(), found_before);
+        } else {
+            // What the reference found, the typographic key finds too.
+            prop_assert!(!found_before || match_key(&page).contains(&key));
+            prop_assert_eq!(got.is_some(), match_key(&page).contains(&key));
+        }
         if let Some(s) = got {
             assert_selector_fits(&s, &page, &quote);
         }

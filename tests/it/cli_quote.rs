@@ -586,3 +586,116 @@ fn a_second_page_gets_its_own_snapshot() {
     let quotes = shown["quotes"].as_array().unwrap();
     assert_ne!(quotes[0]["snapshot"], quotes[1]["snapshot"]);
 }
+
+// ---- issue 9: typography, markup that is not words, the closest passage, shared pages ----
+
+const TYPOGRAPHIC: &str = "Notes.\nHe said “it’s done” — and left… The 1990–2000 data.\n";
+
+/// `cite quote` with `args` after `quote`, returning (exit code, stdout, stderr).
+fn run_quote(sb: &Sandbox, args: &[&str]) -> (i32, String, String) {
+    let out = sb.cite().arg("quote").args(args).output().unwrap();
+    (
+        out.status.code().expect("exited"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn issue9_a_plain_quote_matches_typographic_page_text_and_points_at_it() {
+    let (sb, p) = with_source(TYPOGRAPHIC);
+    let from = p.to_str().unwrap();
+    assert_eq!(
+        run_quote(
+            &sb,
+            &[
+                "1",
+                "--text",
+                r#"he said "it's done" - and left..."#,
+                "--from",
+                from
+            ]
+        ),
+        (
+            0,
+            "[1] evidence attached (1 quote(s))\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "the 1990-2000 data", "--from", from]).0,
+        0
+    );
+    let shown = show(&sb, "1");
+    let sel = &shown["quotes"][0]["selector"];
+    assert_eq!(sel["exact"], "He said “it’s done” — and left…");
+    assert_eq!(
+        (sel["start"].as_u64(), sel["end"].as_u64()),
+        (Some(7), Some(38))
+    );
+    assert_eq!(sel["prefix"], "Notes.\n");
+    assert_eq!(
+        shown["quotes"][1]["selector"]["exact"],
+        "The 1990–2000 data"
+    );
+    // The stored text is the caller's; `audit` finds both again at their selectors.
+    assert_eq!(
+        shown["quotes"][0]["text"],
+        r#"he said "it's done" - and left..."#
+    );
+    crate::audit::audit_ok(&sb.ledger);
+}
+
+#[test]
+fn issue9_a_typographic_quote_matches_plain_page_text() {
+    let page = "He said \"it's done\" -- and left... then 1990-2000\u{a0}data.";
+    accepted(page, "he said “it’s done” — and left…");
+    accepted(page, "then 1990–2000 data");
+    refused(page, "he said “it’s over” — and", NOT_FOUND);
+}
+
+/// A quote the previous version stored (found by the reference key, at the second place
+/// on the page, after a typographic variant) still audits: its selector is where `find`
+/// puts it today.
+#[test]
+fn issue9_a_quote_stored_by_the_previous_version_still_audits() {
+    let page = "First “it’s here” now, then \"it's here\" now.";
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example/page"]);
+    let store = Store::open_write(
+        &sb.ledger,
+        cite::store::lock::LockMode::Write,
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let origin = cite::store::event::Origin {
+        at_ns: 0,
+        pid: 1,
+        actor: None,
+        command: vec!["cite".into(), "quote".into()],
+    };
+    store
+        .write(&origin, Duration::from_secs(5), |w| {
+            let snapshot = w.put_snapshot(page)?;
+            w.append(cite::store::event::Event::QuoteAttached(
+                cite::store::event::QuoteAttached {
+                    epoch: Epoch(1),
+                    id: SourceId(1),
+                    text: "\"it's here\" now".into(),
+                    snapshot,
+                    selector: cite::store::event::TextQuote {
+                        exact: "\"it's here\" now".into(),
+                        prefix: "First “it’s here” now, then ".into(),
+                        suffix: ".".into(),
+                        start: 28,
+                        end: 43,
+                    },
+                    added: "2026-01-01".into(),
+                },
+            ))
+            .map(|_| ())
+        })
+        .unwrap();
+    drop(store);
+    crate::audit::audit_ok(&sb.ledger);
+}
