@@ -95,11 +95,17 @@ fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Selector> {
     Some(selector(evidence, start, end))
 }
 
+/// Words of `quote` as the quote check counts them ([`crate::text::word_count`]) once
+/// the markup matching ignores is gone: `* * * a` is one word, not four.
+pub fn quote_words(quote: &str) -> usize {
+    crate::text::word_count(&match_key(quote))
+}
+
 /// Checks a quote against the evidence as the `quote` command does: trimmed, at least 3
-/// words ([`crate::text::word_count`]), and verbatim by [`match_key`].
+/// words ([`quote_words`]), and verbatim by [`match_key`].
 pub fn check(quote: &str, evidence: &str) -> Result<Selector, QuoteError> {
     let quote = quote.trim();
-    if crate::text::word_count(quote) < 3 {
+    if quote_words(quote) < 3 {
         return Err(QuoteError::TooShort);
     }
     find(quote, evidence).ok_or(QuoteError::NotFound)

@@ -162,8 +162,8 @@ fn paraphrases_and_absent_text_are_rejected() {
         Err(QuoteError::NotFound)
     );
     assert_eq!(check("three whole words", ""), Err(QuoteError::NotFound));
-    // Three words of markup key to nothing, which matches nothing.
-    assert_eq!(check("* _ ~", page), Err(QuoteError::NotFound));
+    // Three words of markup are no words at all (issue 9).
+    assert_eq!(check("* _ ~", page), Err(QuoteError::TooShort));
 }
 
 #[test]
@@ -390,6 +390,13 @@ fn issue9_invisible_characters_are_not_text() {
         )
         .is_ok()
     );
+    // A quote of invisible characters alone is no words; `find` still locates it by the
+    // reference key, as quotes stored before are located.
+    assert_eq!(
+        check("\u{ad} \u{ad} \u{ad}", "a \u{ad} \u{ad} \u{ad} b"),
+        Err(QuoteError::TooShort)
+    );
+    assert_eq!(find("\u{ad}", "a\u{ad}b").map(|s| s.start), Some(1));
 }
 
 #[test]
@@ -470,6 +477,30 @@ fn issue9_the_key_folds_typography() {
     );
     // The reference key, which locates quotes stored before, folds none of it.
     assert_eq!(super::reference_key("“It’s” — a--b…"), "“it’s” — a--b…");
+}
+
+// ---- markdown noise is not words (issue 9) ----
+
+#[test]
+fn issue9_markdown_noise_does_not_count_as_words() {
+    let page = "a b c and more";
+    for quote in [
+        "* * * a",
+        "* _ ~",
+        "** a ** b",
+        "[a](https://x.example/1) [b](https://x.example/2)",
+        "a \u{200b} b",
+    ] {
+        assert_eq!(check(quote, page), Err(QuoteError::TooShort), "{quote:?}");
+    }
+    // Markup on real words leaves them words.
+    assert!(check("**a** _b_ `c`", page).is_ok());
+    assert_eq!(super::quote_words("* * * a"), 1);
+    assert_eq!(
+        super::quote_words("**bold** [two words](https://x.example) here"),
+        4
+    );
+    assert_eq!(super::quote_words("氷は水より"), 1 + 5 / 2);
 }
 
 // ---- properties ----

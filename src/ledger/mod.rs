@@ -479,7 +479,7 @@ impl Ledger {
         // the ledger is even opened.
         let checked = match evidence {
             Some(page) => Some(evidence::check(text, page)?),
-            None if crate::text::word_count(text) < 3 => {
+            None if evidence::quote_words(text) < 3 => {
                 return Err(evidence::QuoteError::TooShort.into());
             }
             None => None,

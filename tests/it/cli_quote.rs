@@ -591,6 +591,18 @@ fn a_second_page_gets_its_own_snapshot() {
 
 const TYPOGRAPHIC: &str = "Notes.\nHe said “it’s done” — and left… The 1990–2000 data.\n";
 
+/// A sandbox with `https://a.example/page` as [1], `page` stored with `add --snapshot`.
+fn with_snapshot(page: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    let p = sb.file("page.txt", page);
+    sb.cite()
+        .args(["add", "https://a.example/page", "--snapshot"])
+        .arg(&p)
+        .assert()
+        .success();
+    sb
+}
+
 /// `cite quote` with `args` after `quote`, returning (exit code, stdout, stderr).
 fn run_quote(sb: &Sandbox, args: &[&str]) -> (i32, String, String) {
     let out = sb.cite().arg("quote").args(args).output().unwrap();
@@ -698,4 +710,20 @@ fn issue9_a_quote_stored_by_the_previous_version_still_audits() {
         .unwrap();
     drop(store);
     crate::audit::audit_ok(&sb.ledger);
+}
+
+#[test]
+fn issue9_markdown_noise_is_not_words() {
+    // `A second` is on the page: before issue 9, `* * * a` counted as 4 words and matched.
+    refused(PAGE, "* * * a", TOO_SHORT);
+    refused(PAGE, "** quick ** brown", TOO_SHORT);
+    refused(PAGE, "[quick](https://x.example/q) _ brown", TOO_SHORT);
+    // Markup on real words leaves them words.
+    accepted(PAGE, "**quick** brown _fox_");
+    // The same rule without --from, against the page stored with `add --snapshot`.
+    let sb = with_snapshot(PAGE);
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "* * * a"]),
+        (1, String::new(), TOO_SHORT.into())
+    );
 }

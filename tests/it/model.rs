@@ -201,7 +201,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
                 let (id, text) = model.quote_target(*slot, *start, *len, *upper);
                 let got = ledger.quote(&ctx, id.max(1), &text, Some(PAGE));
                 match got {
-                    _ if cite::text::word_count(&text) < 3 => prop_assert!(
+                    _ if cite::evidence::quote_words(&text) < 3 => prop_assert!(
                         matches!(
                             got,
                             Err(LedgerError::Quote(cite::evidence::QuoteError::TooShort))
