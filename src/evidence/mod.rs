@@ -1,4 +1,5 @@
-//! Quote matching: is a quote verbatim in the evidence text, and where does it sit.
+//! Quote matching: is a quote verbatim in the evidence text, where does it sit, and when
+//! it is not there, what on the page comes closest.
 //!
 //! Pure functions, no store and no I/O. Matching follows `sources.py`: both sides are
 //! reduced to a [`match_key`] (inline links count as their label, `* _ \` ~` and
@@ -10,6 +11,7 @@
 //! quote can be located and re-checked in its snapshot.
 
 mod key;
+mod near;
 
 #[cfg(test)]
 mod tests;
@@ -42,7 +44,8 @@ pub struct Selector {
 
 /// Why a quote was rejected. The messages are the CLI's, without `error: `.
 ///
-/// Not `#[non_exhaustive]`: the spec closes the set of outcomes of a quote check.
+/// Not `#[non_exhaustive]`: the spec closes the set of outcomes of a quote check. (The
+/// passage to show beside `NotFound` comes from [`closest`].)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum QuoteError {
     #[error("quote too short — use at least 3 words of verbatim text")]
@@ -110,6 +113,69 @@ pub fn check(quote: &str, evidence: &str) -> Result<Selector, QuoteError> {
     }
     find(quote, evidence).ok_or(QuoteError::NotFound)
 }
+
+/// A passage of the evidence text: what a refused quote comes closest to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Passage {
+    /// The evidence text from `start` to `end`, as it stands there (markdown included).
+    pub text: String,
+    /// The line of the evidence it starts on, from 1.
+    pub line: u64,
+    /// Char offset of its first character (as in [`Selector`]).
+    pub start: u64,
+    /// Char offset just past its last character.
+    pub end: u64,
+}
+
+impl Passage {
+    /// `closest on the page (line N): "TEXT"`, on one line: whitespace runs are one
+    /// space (matching ignores them) and control characters are U+FFFD, since the text
+    /// is a web page's and goes to a terminal.
+    pub fn hint(&self) -> String {
+        let text: String = self
+            .text
+            .split(key::is_space)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .map(|c| {
+                if crate::text::is_terminal_control(c) {
+                    '\u{fffd}'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        format!("closest on the page (line {}): \"{text}\"", self.line)
+    }
+}
+
+/// The passage of `evidence` that comes closest to `quote`, for a writer whose quote was
+/// refused to copy the exact words from; `None` when no passage shares at least half of
+/// the quote's words (and two of them). See `near.rs` for what "closest" means and what
+/// it costs.
+pub fn closest(quote: &str, evidence: &str) -> Option<Passage> {
+    let needle = match_key(quote);
+    let keyed = Keyed::of(evidence, Keying::Typographic);
+    let (from, to) = near::closest(&needle, &keyed.key)?;
+    let (start, end) = keyed.original(evidence, from, to)?;
+    // A passage is about as long as the quote; one stretched by a huge link target or
+    // markup is no help on a terminal.
+    if end - start > MAX_PASSAGE.max(4 * quote.len()) {
+        return None;
+    }
+    let at = selector(evidence, start, end);
+    Some(Passage {
+        text: at.exact,
+        line: evidence[..start].bytes().filter(|&b| b == b'\n').count() as u64 + 1,
+        start: at.start,
+        end: at.end,
+    })
+}
+
+/// Bytes of evidence a [`Passage`] may span at least (see [`closest`]).
+const MAX_PASSAGE: usize = 4096;
 
 /// The selector for the original bytes `start..end` of `text` (char boundaries).
 fn selector(text: &str, start: usize, end: usize) -> Selector {

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use super::{QuoteError, Selector, check, find, match_key};
+use super::{Passage, QuoteError, Selector, check, closest, find, match_key};
 
 fn sel(exact: &str, prefix: &str, suffix: &str, start: u64, end: u64) -> Selector {
     Selector {
@@ -503,6 +503,73 @@ fn issue9_markdown_noise_does_not_count_as_words() {
     assert_eq!(super::quote_words("氷は水より"), 1 + 5 / 2);
 }
 
+// ---- the closest passage (issue 9) ----
+
+fn passage(text: &str, line: u64, start: u64, end: u64) -> Passage {
+    Passage {
+        text: text.into(),
+        line,
+        start,
+        end,
+    }
+}
+
+#[test]
+fn issue9_the_closest_passage_to_a_paraphrase() {
+    let page = "Minutes.\nThe committee approved the budget on Tuesday.\nNothing else.";
+    assert_eq!(
+        closest("the committee passed the budget", page),
+        Some(passage("The committee approved the budget", 2, 9, 42))
+    );
+    // Of passages with as many of the quote's words, the one with more of them side by
+    // side, as in the quote, wins.
+    let page = "delta gamma beta alpha. then alpha beta gamma delta";
+    assert_eq!(
+        closest("alpha beta gamma omega", page).map(|p| (p.text, p.start)),
+        Some(("alpha beta gamma".to_string(), 29))
+    );
+}
+
+#[test]
+fn issue9_the_closest_passage_keeps_the_pages_characters() {
+    let page = "Risk rises with **two**\n copies of [ERAP1](https://x.example/e) in carriers.";
+    assert_eq!(
+        closest("risk rises with three copies of ERAP1", page),
+        Some(passage(
+            "Risk rises with **two**\n copies of [ERAP1](https://x.example/e)",
+            1,
+            0,
+            63
+        ))
+    );
+    let page = "Notes.\nHe said “it’s done” — and left… The end.";
+    assert_eq!(
+        closest(r#"he said "it's finished" - and left"#, page).map(|p| p.text),
+        Some("He said “it’s done” — and left".to_string())
+    );
+    let page = "実験では氷は水より軽いことが分かった。";
+    assert_eq!(
+        closest("氷は水より重い", page).map(|p| p.text),
+        Some("氷は水より軽い".to_string())
+    );
+}
+
+#[test]
+fn issue9_no_closest_passage_when_nothing_is_close() {
+    let page = "The committee approved the budget on Tuesday.";
+    assert_eq!(closest("an entirely unrelated sentence", page), None);
+    // One word in six in common is not close.
+    assert_eq!(closest("the dogs never sleep at noon", page), None);
+    assert_eq!(closest("* * *", page), None);
+    assert_eq!(closest("the committee approved", ""), None);
+    // Words far apart are not a passage: a window may span little more than the quote.
+    let far = format!("committee {} approved budget", "! ".repeat(200));
+    assert_eq!(
+        closest("committee approved budget", &far).map(|p| p.text),
+        Some("approved budget".into())
+    );
+}
+
 // ---- properties ----
 
 /// Four-letter words over `a`–`k` (both cases): equal lengths keep every match on word
@@ -677,6 +744,21 @@ proptest! {
     }
 
     #[test]
+    fn issue9_closest_points_into_the_page(
+        page in "[\\[\\]()*_~`\\\\ \n\tabcßΣ氷.!‘’“”…—\u{ad}-]{0,80}",
+        quote in "[ abcßΣ氷.!'\"-]{0,30}",
+    ) {
+        if let Some(p) = closest(&quote, &page) {
+            let chars: Vec<char> = page.chars().collect();
+            let (start, end) = (p.start as usize, p.end as usize);
+            prop_assert!(start < end && end <= chars.len());
+            prop_assert_eq!(&p.text, &chars[start..end].iter().collect::<String>());
+            let line = chars[..start].iter().filter(|&&c| c == '\n').count() as u64 + 1;
+            prop_assert_eq!(p.line, line);
+        }
+    }
+
+    #[test]
     fn find_never_panics_on_arbitrary_text(quote in any::<String>(), page in any::<String>()) {
         if let Some(s) = find(&quote, &page) {
             assert_selector_fits(&s, &page, &quote);
@@ -729,5 +811,39 @@ fn checks_ten_megabytes_quickly() {
     assert!(got.is_ok());
     if !cfg!(debug_assertions) {
         assert!(took < std::time::Duration::from_millis(200), "{took:?}");
+    }
+}
+
+/// The refusal path of `quote` on a 10 MB page: the check (both keys) and the closest
+/// passage. `cargo test --release --lib evidence -- --ignored --nocapture`
+#[test]
+#[ignore = "timing; run in release"]
+fn issue9_refuses_with_the_closest_passage_on_ten_megabytes_quickly() {
+    let unit = "The “quick” brown fox — it’s said — jumps over the [lazy dog](https://x.example/dog)… \
+                `code` ~~gone~~ _emph_. Ο ΣΊΣΥΦΟΣ κυλά την πέτρα, Straße. 氷は水より軽い。\n\n";
+    let mut page = unit.repeat(10_000_000 / unit.len() + 1);
+    page.push_str("and the very last sentence ends here");
+    let t = std::time::Instant::now();
+    let typed = check(r#"the very last sentence ends"#, &page);
+    let strict = t.elapsed();
+    let t = std::time::Instant::now();
+    let retyped = check(r#"the "quick" brown fox - it's said"#, &page);
+    let folded = t.elapsed();
+    let t = std::time::Instant::now();
+    let refused = check("the very first sentence ends", &page);
+    let near = closest("the very first sentence ends", &page);
+    let refusal = t.elapsed();
+    eprintln!(
+        "over {} bytes: verbatim {strict:?}, retyped {folded:?}, refused with the closest passage {refusal:?}",
+        page.len()
+    );
+    assert!(typed.is_ok() && retyped.is_ok());
+    assert_eq!(refused, Err(QuoteError::NotFound));
+    assert_eq!(
+        near.map(|p| p.text),
+        Some("the very last sentence ends".to_string())
+    );
+    if !cfg!(debug_assertions) {
+        assert!(refusal < std::time::Duration::from_secs(1), "{refusal:?}");
     }
 }

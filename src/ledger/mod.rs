@@ -53,6 +53,10 @@ pub enum Error {
     UnknownSource(u64),
     #[error(transparent)]
     Quote(#[from] evidence::QuoteError),
+    /// The quote is not on the page ([`evidence::QuoteError::NotFound`], whose message
+    /// is the first line), with the closest passage when one is close enough to show.
+    #[error("{}{}", evidence::QuoteError::NotFound, .closest.as_ref().map(|p| format!("\n{}", p.hint())).unwrap_or_default())]
+    NotVerbatim { closest: Option<evidence::Passage> },
     #[error(
         "no evidence text for [{0}] — pass the fetched page with --from FILE (or - for stdin), or register it with `add URL --snapshot FILE`"
     )]
@@ -478,7 +482,7 @@ impl Ledger {
         // Check the wording first, as `sources.py` does: a paraphrase is refused before
         // the ledger is even opened.
         let checked = match evidence {
-            Some(page) => Some(evidence::check(text, page)?),
+            Some(page) => Some(check_quote(text, page)?),
             None if evidence::quote_words(text) < 3 => {
                 return Err(evidence::QuoteError::TooShort.into());
             }
@@ -498,7 +502,7 @@ impl Ledger {
                         what: format!("the snapshot of [{id}]"),
                         reason: "missing from the snapshots table".into(),
                     })?;
-                    (evidence::check(text, &page)?, hash)
+                    (check_quote(text, &page)?, hash)
                 }
             };
             let key = evidence::match_key(text);
@@ -538,4 +542,15 @@ impl Ledger {
     pub fn view(&self, epoch: Option<u64>) -> Result<View> {
         View::new(Store::open_read(&self.path, self.wait)?, epoch)
     }
+}
+
+/// [`evidence::check`], with the closest passage on the page when the quote is not on
+/// it, so the writer can copy the exact words.
+fn check_quote(text: &str, page: &str) -> Result<evidence::Selector> {
+    evidence::check(text, page).map_err(|e| match e {
+        evidence::QuoteError::NotFound => Error::NotVerbatim {
+            closest: evidence::closest(text, page),
+        },
+        e => e.into(),
+    })
 }

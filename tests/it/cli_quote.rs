@@ -17,6 +17,11 @@ use crate::util::Sandbox;
 const TOO_SHORT: &str = "error: quote too short — use at least 3 words of verbatim text\n";
 const NOT_FOUND: &str = "error: quote not found verbatim in the evidence text — copy the exact wording from the fetched page, do not paraphrase\n";
 
+/// NOT_FOUND followed by the closest passage, shown at `line` of the page.
+fn not_found_near(line: u32, passage: &str) -> String {
+    format!("{NOT_FOUND}closest on the page (line {line}): \"{passage}\"\n")
+}
+
 const PAGE: &str = "Hello there. The **quick** brown [fox](https://x.example/fox) jumps over \
 the lazy dog.\nA second   paragraph\twith    odd spacing follows here.\n";
 
@@ -126,8 +131,16 @@ fn fewer_than_three_words_is_too_short() {
 
 #[test]
 fn a_paraphrase_is_not_found() {
-    refused(PAGE, "the fast brown fox", NOT_FOUND);
-    refused(PAGE, "lazy dog jumps over", NOT_FOUND);
+    refused(
+        PAGE,
+        "the fast brown fox",
+        &not_found_near(1, "The **quick** brown [fox](https://x.example/fox)"),
+    );
+    refused(
+        PAGE,
+        "lazy dog jumps over",
+        &not_found_near(1, "jumps over the lazy"),
+    );
 }
 
 #[test]
@@ -277,7 +290,7 @@ fn backslash_escapes_before_punctuation_are_ignored() {
     refused(
         r"path C:\temp\new folder here",
         "c:temp new folder",
-        NOT_FOUND,
+        &not_found_near(1, r"C:\temp\new folder"),
     );
 }
 
@@ -294,7 +307,7 @@ fn cjk_quotes_count_two_characters_as_a_word() {
     // 1 token + 3 / 2 = 2 words; 1 token + 2 / 2 = 2 words.
     refused(page, "水より", TOO_SHORT);
     refused(page, "軽い", TOO_SHORT);
-    refused(page, "水より重いので", NOT_FOUND);
+    refused(page, "水より重いので", &not_found_near(1, "水より軽いので"));
     // Mixed scripts: 2 tokens + 2 / 2.
     accepted("Der Begriff 水曜 bedeutet Mittwoch.", "Begriff 水曜");
 }
@@ -376,7 +389,10 @@ fn a_snapshot_registered_with_add_is_the_default_evidence() {
         .args(["quote", "1", "--text", "brown cat jumps over"])
         .assert()
         .code(1)
-        .stderr(NOT_FOUND);
+        .stderr(not_found_near(
+            1,
+            "brown [fox](https://x.example/fox) jumps over",
+        ));
     sb.cite()
         .args(["quote", "1", "--text", "brown fox"])
         .assert()
@@ -663,7 +679,11 @@ fn issue9_a_typographic_quote_matches_plain_page_text() {
     let page = "He said \"it's done\" -- and left... then 1990-2000\u{a0}data.";
     accepted(page, "he said “it’s done” — and left…");
     accepted(page, "then 1990–2000 data");
-    refused(page, "he said “it’s over” — and", NOT_FOUND);
+    refused(
+        page,
+        "he said “it’s over” — and",
+        &not_found_near(1, r#"He said "it's done" -- and"#),
+    );
 }
 
 /// A quote the previous version stored (found by the reference key, at the second place
@@ -725,5 +745,51 @@ fn issue9_markdown_noise_is_not_words() {
     assert_eq!(
         run_quote(&sb, &["1", "--text", "* * * a"]),
         (1, String::new(), TOO_SHORT.into())
+    );
+}
+
+#[test]
+fn issue9_a_refused_quote_shows_the_closest_passage() {
+    // (`a_paraphrase_is_not_found` shows it on the first line, markdown included.)
+    // On a later line, shown on one line however the page breaks it.
+    refused(
+        PAGE,
+        "a second paragraph with strange spacing",
+        &not_found_near(2, "A second paragraph with odd spacing"),
+    );
+    // Typed plainly against typographic text: the page's own characters are shown.
+    refused(
+        TYPOGRAPHIC,
+        r#"he said "it's finished" - and left"#,
+        &not_found_near(2, "He said “it’s done” — and left"),
+    );
+}
+
+#[test]
+fn issue9_no_closest_passage_when_nothing_on_the_page_is_close() {
+    refused(PAGE, "an entirely unrelated sentence", NOT_FOUND);
+    // One word in common out of six is not close.
+    refused(PAGE, "the dogs never sleep at noon", NOT_FOUND);
+}
+
+#[test]
+fn issue9_a_refused_quote_against_a_stored_snapshot_shows_the_closest_passage() {
+    let sb = with_snapshot(PAGE);
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "the fast brown fox"]),
+        (
+            1,
+            String::new(),
+            not_found_near(1, "The **quick** brown [fox](https://x.example/fox)")
+        )
+    );
+}
+
+#[test]
+fn issue9_the_closest_passage_does_not_reach_the_terminal_raw() {
+    refused(
+        "one two \u{1b}[2J three four five",
+        "one two three six",
+        &not_found_near(1, "one two \u{fffd}[2J three"),
     );
 }

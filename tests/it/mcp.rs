@@ -486,6 +486,31 @@ fn empty_ledger_is_read_without_creating_it() {
     assert_eq!(srv.shutdown(), Some(0));
 }
 
+/// Issue 9: the `quote` tool carries the closest passage of a refused quote, as the CLI
+/// does.
+#[test]
+fn issue9_quote_shows_the_closest_passage() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    srv.ok("add", json!({"urls": ["https://example.com/a"]}));
+    let msg = srv.refused(
+        "quote",
+        json!({"id": 1, "text": "the ledger gives out small integer ids", "evidence": MCP_PAGE}),
+    );
+    assert_eq!(
+        msg,
+        "error: quote not found verbatim in the evidence text — copy the exact wording from \
+         the fetched page, do not paraphrase\nclosest on the page (line 3): \"The ledger hands \
+         out small integer ids\""
+    );
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
+/// The page the issue-9 tests quote from.
+const MCP_PAGE: &str =
+    "Intro.\n\nThe ledger hands out   small integer ids at retrieval time.\nEnd.";
+
 #[test]
 fn server_and_cli_writers_share_the_ledger() {
     let sb = Sandbox::new();
