@@ -35,13 +35,15 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         via: args.via.clone(),
         snapshot: args.snapshot.as_deref().map(read_input).transpose()?,
     };
-    let sources = env.ledger.add(&env.ctx, &req)?;
+    let added = env.ledger.add(&env.ctx, &req)?;
     if args.json {
-        render::json_array(env.out, sources.iter().map(Ok::<_, CliError>))?;
+        render::json_array(env.out, added.sources.iter().map(Ok::<_, CliError>))?;
     } else {
-        for s in &sources {
+        for s in &added.sources {
             writeln!(env.out, "{}", render::id_line(s))?;
         }
     }
-    Ok(())
+    // On stderr: stdout keeps `sources.py`'s lines (and JSON shape) for the tools that
+    // read them.
+    super::note(env, render::shared_page_note(&added.page_also_stored_for))
 }

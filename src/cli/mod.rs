@@ -196,6 +196,18 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
     }
 }
 
+/// Writes `note` (a line for the user beside a command's output) to stderr, after what
+/// the command wrote to stdout so far, so the two appear in order on one terminal.
+fn note(env: &mut Env<'_>, note: Option<String>) -> Result<(), CliError> {
+    if let Some(note) = note {
+        env.out.flush()?;
+        let mut err = io::stderr().lock();
+        // A closed stderr loses the note, not the command's result.
+        let _ = writeln!(err, "{note}");
+    }
+    Ok(())
+}
+
 /// Long imports and ingests report progress above this many items.
 const PROGRESS_ABOVE: u64 = 10_000;
 

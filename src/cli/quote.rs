@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::render;
+
 use super::{CliError, Env, read_input};
 
 #[derive(clap::Args, Debug)]
@@ -30,11 +32,12 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         let text = serde_json::to_string_pretty(&attached).map_err(std::io::Error::other)?;
         writeln!(env.out, "{text}")?;
     } else {
-        writeln!(
-            env.out,
-            "[{}] evidence attached ({} quote(s))",
-            attached.id, attached.quotes
-        )?;
+        writeln!(env.out, "{}", render::attached_line(&attached))?;
     }
-    Ok(())
+    // On stderr: the success line stays the first and only line of stdout, as tools
+    // match on it; `--json` carries the ids as `page_also_stored_for`.
+    super::note(
+        env,
+        render::shared_page_note(&attached.page_also_stored_for),
+    )
 }

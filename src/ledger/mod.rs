@@ -26,11 +26,11 @@ use time::macros::format_description;
 
 use crate::evidence;
 use crate::store::event::{
-    self, Epoch, Event, Origin, QuoteAttached, SourceAdded, SourceId, TextQuote,
+    self, Epoch, Event, Hash, Origin, QuoteAttached, SourceAdded, SourceId, TextQuote,
 };
 use crate::store::lock::LockMode;
 use crate::store::tables::{QuoteRow, SourceRow};
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, Writer};
 
 /// Errors of ledger operations. [`Error::is_usage`] tells the caller's mistakes (bad
 /// arguments, unreadable input) from failed operations.
@@ -190,7 +190,27 @@ pub struct Attached {
     pub selector: Option<TextQuote>,
     /// blake3 of the evidence text, hex (`None` for an imported quote).
     pub snapshot: Option<String>,
+    /// Other sources of the epoch the page text given with `--from` is stored for, as
+    /// far as [`SHARED_PAGE_LOOKBACK`] reaches; left out of JSON when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub page_also_stored_for: Vec<u64>,
 }
+
+/// What `add` registered, and the other sources of the epoch its `--snapshot` page text
+/// is stored for (as far as [`SHARED_PAGE_LOOKBACK`] reaches).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Added {
+    pub sources: Vec<Source>,
+    pub page_also_stored_for: Vec<u64>,
+}
+
+/// How many of the latest records are read to find the other sources a page text is
+/// stored for. No table maps a snapshot to its sources, and scanning every quote of a
+/// large epoch on each `quote` would cost more than the check itself; a page shared by
+/// two sources is nearly always shared within one session, so the recent log is where
+/// to look. The lookup runs only when the text was stored before this write (one key
+/// lookup says so), and never reads past the start of the epoch.
+pub const SHARED_PAGE_LOOKBACK: usize = 4096;
 
 /// A request to register URLs, checked before the store is touched.
 #[derive(Clone, Debug, Default)]
@@ -287,7 +307,7 @@ impl Ledger {
 
     /// Registers each URL; returns one entry per input, duplicates included. Re-adding
     /// returns the existing id; a title given later fills an empty title.
-    pub fn add(&self, ctx: &Context, req: &AddRequest) -> Result<Vec<Source>> {
+    pub fn add(&self, ctx: &Context, req: &AddRequest) -> Result<Added> {
         let title = match req.urls.len() {
             1 => clean_title(req.title.as_deref().unwrap_or("")),
             _ => String::new(),
@@ -347,14 +367,16 @@ impl Ledger {
                 title: f.title,
             })
             .collect();
-        let sources = self.register(
-            ctx,
-            candidates,
-            &ctx.today(),
-            via.as_deref(),
-            None,
-            progress,
-        )?;
+        let sources = self
+            .register(
+                ctx,
+                candidates,
+                &ctx.today(),
+                via.as_deref(),
+                None,
+                progress,
+            )?
+            .sources;
         Ok(Ingested { sources, skipped })
     }
 
@@ -366,7 +388,7 @@ impl Ledger {
         via: Option<&str>,
         snapshot: Option<&str>,
         progress: &mut dyn FnMut(u64, u64),
-    ) -> Result<Vec<Source>> {
+    ) -> Result<Added> {
         let total = candidates.len() as u64;
         let store = self.open_write()?;
         let origin = ctx.origin();
@@ -430,9 +452,13 @@ impl Ledger {
                     via: via.map(str::to_string),
                 });
             }
+            let mut page_also_stored_for = Vec::new();
             if let (Some(text), [only]) = (snapshot, out.as_slice()) {
                 let id = SourceId(only.id);
-                let hash = w.put_snapshot(text)?;
+                let (hash, stored_before) = w.put_snapshot(text)?;
+                if stored_before {
+                    page_also_stored_for = page_holders(w, epoch, &hash, id)?;
+                }
                 let known = w
                     .source(epoch, id)?
                     .is_some_and(|r| r.snapshots.contains(&hash));
@@ -444,7 +470,10 @@ impl Ledger {
                     })?;
                 }
             }
-            Ok::<_, Error>(out)
+            Ok::<_, Error>(Added {
+                sources: out,
+                page_also_stored_for,
+            })
         })
     }
 
@@ -494,15 +523,24 @@ impl Ledger {
             let epoch = w.epoch();
             let sid = SourceId(id);
             let row = w.source(epoch, sid)?.ok_or(Error::UnknownSource(id))?;
-            let (selector, snapshot) = match (checked, evidence) {
-                (Some(sel), Some(page)) => (sel, w.put_snapshot(page)?),
+            let (selector, snapshot, page_also_stored_for) = match (checked, evidence) {
+                (Some(sel), Some(page)) => {
+                    let (hash, stored_before) = w.put_snapshot(page)?;
+                    let shared = if stored_before {
+                        page_holders(w, epoch, &hash, sid)?
+                    } else {
+                        Vec::new()
+                    };
+                    (sel, hash, shared)
+                }
+                // The source's own page, stored with `add --snapshot`: nothing to note.
                 _ => {
                     let hash = *row.snapshots.last().ok_or(Error::NoEvidence(id))?;
                     let page = w.snapshot_text(&hash)?.ok_or(StoreError::CorruptedEntry {
                         what: format!("the snapshot of [{id}]"),
                         reason: "missing from the snapshots table".into(),
                     })?;
-                    (check_quote(text, &page)?, hash)
+                    (check_quote(text, &page)?, hash, Vec::new())
                 }
             };
             let key = evidence::match_key(text);
@@ -518,6 +556,7 @@ impl Ledger {
                     added: false,
                     selector: q.selector.clone(),
                     snapshot: q.snapshot.as_ref().map(event::hex),
+                    page_also_stored_for,
                 });
             }
             w.append(Event::QuoteAttached(QuoteAttached {
@@ -534,6 +573,7 @@ impl Ledger {
                 added: true,
                 selector: Some(selector),
                 snapshot: Some(event::hex(&snapshot)),
+                page_also_stored_for,
             })
         })
     }
@@ -553,4 +593,35 @@ fn check_quote(text: &str, page: &str) -> Result<evidence::Selector> {
         },
         e => e.into(),
     })
+}
+
+/// The sources of `epoch` other than `id` that the latest [`SHARED_PAGE_LOOKBACK`]
+/// records attach the page text `hash` to (a quote checked against it, or `add
+/// --snapshot`), in id order. Stops at the epoch's start, and at a record that does not
+/// decode: the note is a courtesy, and damage is `audit`'s to report, not a reason to
+/// refuse the quote.
+fn page_holders(
+    w: &Writer<'_>,
+    epoch: Epoch,
+    hash: &Hash,
+    id: SourceId,
+) -> Result<Vec<u64>, StoreError> {
+    let mut holders = std::collections::BTreeSet::new();
+    for event in w.recent_events(SHARED_PAGE_LOOKBACK)? {
+        let (at, holder, page) = match event {
+            Ok(Event::SnapshotStored {
+                epoch,
+                id,
+                snapshot,
+            }) => (epoch, id, snapshot),
+            Ok(Event::QuoteAttached(q)) => (q.epoch, q.id, q.snapshot),
+            Ok(Event::Reset { .. }) | Err(StoreError::Corrupted { .. }) => break,
+            Ok(_) => continue,
+            Err(e) => return Err(e),
+        };
+        if at == epoch && holder != id && page == *hash {
+            holders.insert(holder.0);
+        }
+    }
+    Ok(holders.into_iter().collect())
 }

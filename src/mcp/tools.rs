@@ -84,10 +84,15 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
         via: p.via,
         snapshot: p.snapshot,
     };
-    let sources = ledger.add(ctx, &req)?;
+    let added = ledger.add(ctx, &req)?;
+    let note = render::shared_page_note(&added.page_also_stored_for);
+    let mut structured = json!({ "sources": to_json(&added.sources) });
+    if note.is_some() {
+        structured["page_also_stored_for"] = to_json(&added.page_also_stored_for);
+    }
     Ok(Done {
-        text: lines(sources.iter().map(render::id_line)),
-        structured: json!({ "sources": to_json(&sources) }),
+        text: lines(added.sources.iter().map(render::id_line).chain(note)),
+        structured,
     })
 }
 
@@ -149,11 +154,9 @@ pub fn quote(ledger: &Ledger, ctx: &Context, p: QuoteParams) -> Outcome {
         (None, None) => None,
     };
     let attached = ledger.quote(ctx, p.id, &p.text, page.as_deref())?;
+    let note = render::shared_page_note(&attached.page_also_stored_for);
     Ok(Done {
-        text: format!(
-            "[{}] evidence attached ({} quote(s))",
-            attached.id, attached.quotes
-        ),
+        text: lines(std::iter::once(render::attached_line(&attached)).chain(note)),
         structured: to_json(&attached),
     })
 }

@@ -10,11 +10,30 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::ledger::{EntryOrigin, EventView, LogEntry, RouteCount, Source, SourceDetail};
+use crate::ledger::{Attached, EntryOrigin, EventView, LogEntry, RouteCount, Source, SourceDetail};
 
 /// `[ID] URL` — what `add` and `ingest` print per input URL.
 pub fn id_line(s: &Source) -> String {
     format!("[{}] {}", s.id, s.url)
+}
+
+/// `[ID] evidence attached (N quote(s))` — what `quote` prints.
+pub fn attached_line(a: &Attached) -> String {
+    format!("[{}] evidence attached ({} quote(s))", a.id, a.quotes)
+}
+
+/// `note: this page text is also stored for [1], [3]` — what `quote --from` and `add
+/// --snapshot` add (on stderr) when other sources of the epoch have the same page text;
+/// `None` when none has.
+pub fn shared_page_note(ids: &[u64]) -> Option<String> {
+    if ids.is_empty() {
+        return None;
+    }
+    let ids: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
+    Some(format!(
+        "note: this page text is also stored for {}",
+        ids.join(", ")
+    ))
 }
 
 /// `list`: `[ID] URL`, then two spaces and the title if any, then two spaces and

@@ -452,13 +452,33 @@ impl<'t> Writer<'t> {
         }
     }
 
-    /// Stores `text` under its blake3 hash (once per distinct text) and returns the hash.
-    pub fn put_snapshot(&mut self, text: &str) -> Result<Hash, StoreError> {
+    /// Stores `text` under its blake3 hash (once per distinct text); returns the hash, and
+    /// whether the text was stored before.
+    pub fn put_snapshot(&mut self, text: &str) -> Result<(Hash, bool), StoreError> {
         let hash = *blake3::hash(text.as_bytes()).as_bytes();
-        if self.snapshots.get(hash.as_slice())?.is_none() {
+        let stored_before = self.snapshots.get(hash.as_slice())?.is_some();
+        if !stored_before {
             self.snapshots.insert(hash.as_slice(), text.as_bytes())?;
         }
-        Ok(hash)
+        Ok((hash, stored_before))
+    }
+
+    /// The events of the latest `limit` records (this transaction's included), newest
+    /// first, decoded one by one as the caller reads on; a record that does not decode
+    /// is [`StoreError::Corrupted`].
+    pub fn recent_events(
+        &self,
+        limit: usize,
+    ) -> Result<impl Iterator<Item = Result<Event, StoreError>> + '_, StoreError> {
+        Ok(self.events.range(0u64..)?.rev().take(limit).map(|item| {
+            let (k, v) = item?;
+            Record::decode(v.value())
+                .map(|r| r.event)
+                .map_err(|e| StoreError::Corrupted {
+                    seq: k.value(),
+                    reason: e.to_string(),
+                })
+        }))
     }
 
     /// Appends `event` to the log and applies it to the views. Refused, before anything

@@ -708,7 +708,7 @@ fn issue9_a_quote_stored_by_the_previous_version_still_audits() {
     };
     store
         .write(&origin, Duration::from_secs(5), |w| {
-            let snapshot = w.put_snapshot(page)?;
+            let snapshot = w.put_snapshot(page)?.0;
             w.append(cite::store::event::Event::QuoteAttached(
                 cite::store::event::QuoteAttached {
                     epoch: Epoch(1),
@@ -791,5 +791,98 @@ fn issue9_the_closest_passage_does_not_reach_the_terminal_raw() {
         "one two \u{1b}[2J three four five",
         "one two three six",
         &not_found_near(1, "one two \u{fffd}[2J three"),
+    );
+}
+
+#[test]
+fn issue9_page_text_stored_for_another_source_is_noted() {
+    let (sb, p) = with_source(PAGE);
+    let from = p.to_str().unwrap();
+    sb.ok(&["add", "https://b.example"]);
+    sb.ok(&["add", "https://c.example"]);
+    // The first source to get the page: nothing to note.
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "quick brown fox", "--from", from]),
+        (
+            0,
+            "[1] evidence attached (1 quote(s))\n".into(),
+            String::new()
+        )
+    );
+    // The same source again: still nothing.
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "the lazy dog", "--from", from]),
+        (
+            0,
+            "[1] evidence attached (2 quote(s))\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run_quote(&sb, &["3", "--text", "the lazy dog", "--from", from]),
+        (
+            0,
+            "[3] evidence attached (1 quote(s))\n".into(),
+            "note: this page text is also stored for [1]\n".into()
+        )
+    );
+    let (code, out, err) = run_quote(
+        &sb,
+        &["2", "--text", "the lazy dog", "--from", from, "--json"],
+    );
+    assert_eq!(
+        (code, err.as_str()),
+        (0, "note: this page text is also stored for [1], [3]\n")
+    );
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["page_also_stored_for"], serde_json::json!([1, 3]));
+    // A quote checked against another page notes nothing, and its JSON has no such field.
+    let other = sb.file("other.txt", "An entirely different page with other words.");
+    let (code, out, err) = run_quote(
+        &sb,
+        &[
+            "2",
+            "--text",
+            "entirely different page",
+            "--from",
+            other.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json.get("page_also_stored_for"), None);
+    // `add --snapshot` notes it too; stdout is unchanged.
+    sb.cite()
+        .args(["add", "https://d.example", "--snapshot"])
+        .arg(&p)
+        .assert()
+        .success()
+        .stdout("[4] https://d.example\n")
+        .stderr("note: this page text is also stored for [1], [2], [3]\n");
+    // A source's own default snapshot is not another source's.
+    sb.cite()
+        .args(["quote", "4", "--text", "quick brown fox"])
+        .assert()
+        .success()
+        .stdout("[4] evidence attached (1 quote(s))\n")
+        .stderr("");
+}
+
+#[test]
+fn issue9_page_text_of_an_earlier_epoch_is_not_noted() {
+    let (sb, p) = with_source(PAGE);
+    let from = p.to_str().unwrap();
+    run_quote(&sb, &["1", "--text", "quick brown fox", "--from", from]);
+    sb.ok(&["reset"]);
+    sb.ok(&["add", "https://b.example"]);
+    sb.ok(&["add", "https://c.example"]);
+    assert_eq!(
+        run_quote(&sb, &["2", "--text", "quick brown fox", "--from", from]),
+        (
+            0,
+            "[2] evidence attached (1 quote(s))\n".into(),
+            String::new()
+        )
     );
 }

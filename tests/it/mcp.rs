@@ -507,6 +507,45 @@ fn issue9_quote_shows_the_closest_passage() {
     assert_eq!(srv.shutdown(), Some(0));
 }
 
+/// Issue 9: `quote` and `add` note the other sources a page text is stored for, as the
+/// CLI does on stderr, after the usual lines.
+#[test]
+fn issue9_quote_and_add_note_a_shared_page() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    srv.ok(
+        "add",
+        json!({"urls": ["https://example.com/a", "https://example.com/b"]}),
+    );
+    let (out, data) = srv.ok(
+        "quote",
+        json!({"id": 1, "text": "hands out small integer ids", "evidence": MCP_PAGE}),
+    );
+    assert_eq!(out, "[1] evidence attached (1 quote(s))");
+    assert_eq!(data.get("page_also_stored_for"), None);
+    let (out, data) = srv.ok(
+        "quote",
+        json!({"id": 2, "text": "small integer ids at", "evidence": MCP_PAGE}),
+    );
+    assert_eq!(
+        out,
+        "[2] evidence attached (1 quote(s))\nnote: this page text is also stored for [1]"
+    );
+    assert_eq!(data["page_also_stored_for"], json!([1]));
+    let (out, data) = srv.ok(
+        "add",
+        json!({"urls": ["https://example.com/c"], "snapshot": MCP_PAGE}),
+    );
+    assert_eq!(
+        out,
+        "[3] https://example.com/c\nnote: this page text is also stored for [1], [2]"
+    );
+    assert_eq!(data["page_also_stored_for"], json!([1, 2]));
+    assert_eq!(data["sources"][0]["id"], 3);
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
 /// The page the issue-9 tests quote from.
 const MCP_PAGE: &str =
     "Intro.\n\nThe ledger hands out   small integer ids at retrieval time.\nEnd.";

@@ -180,7 +180,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
                     urls: urls.iter().map(|u| u.to_string()).collect(),
                     ..Default::default()
                 };
-                let got = ledger.add(&ctx, &req).expect("add");
+                let got = ledger.add(&ctx, &req).expect("add").sources;
                 prop_assert_eq!(triples(&got), model.add(&urls, None), "add {:?}", urls);
             }
             Op::AddTitled(u, t) => {
@@ -189,7 +189,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
                     title: Some(TITLES[*t].to_string()),
                     ..Default::default()
                 };
-                let got = ledger.add(&ctx, &req).expect("add with title");
+                let got = ledger.add(&ctx, &req).expect("add with title").sources;
                 let want = model.add(&[POOL[*u]], Some(TITLES[*t]));
                 prop_assert_eq!(triples(&got), want, "add {:?}", req);
             }

@@ -252,7 +252,8 @@ proptest! {
             let urls: Vec<String> = batch.iter().map(|(_, u)| u.clone()).collect();
             let got = ledger
                 .add(&ctx, &AddRequest { urls: urls.clone(), ..Default::default() })
-                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                .map_err(|e| TestCaseError::fail(e.to_string()))?
+                .sources;
             prop_assert_eq!(got.len(), batch.len());
             for ((page, given), source) in batch.iter().zip(&got) {
                 prop_assert_eq!(&source.url, &canonicalize(given).unwrap());
@@ -272,7 +273,8 @@ proptest! {
         let all: Vec<String> = inputs.iter().map(|(_, u)| u.clone()).collect();
         let again = ledger
             .add(&ctx, &AddRequest { urls: all, ..Default::default() })
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            .map_err(|e| TestCaseError::fail(e.to_string()))?
+            .sources;
         for ((page, _), source) in inputs.iter().zip(&again) {
             prop_assert_eq!(source.id, id_of_page[page]);
         }
