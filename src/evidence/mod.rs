@@ -174,7 +174,8 @@ pub fn closest(quote: &str, evidence: &str) -> Option<Passage> {
     })
 }
 
-/// Bytes of evidence a [`Passage`] may span at least (see [`closest`]).
+/// The most bytes of evidence a [`Passage`] spans, unless the quote itself is longer
+/// (see [`closest`]).
 const MAX_PASSAGE: usize = 4096;
 
 /// The selector for the original bytes `start..end` of `text` (char boundaries).

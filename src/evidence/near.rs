@@ -133,6 +133,7 @@ pub(super) fn closest(needle: &str, hay: &str) -> Option<(usize, usize)> {
     let mut best: Option<(usize, usize, usize, usize)> = None;
     for_each_word(hay, |start, end| {
         let word = &hay[start..end];
+        // A word longer than every quote word is none of them: no need to hash it.
         let of_quote = if word.len() <= longest {
             index.get(word).copied()
         } else {

@@ -55,7 +55,7 @@ pub enum Error {
     Quote(#[from] evidence::QuoteError),
     /// The quote is not on the page ([`evidence::QuoteError::NotFound`], whose message
     /// is the first line), with the closest passage when one is close enough to show.
-    #[error("{}{}", evidence::QuoteError::NotFound, .closest.as_ref().map(|p| format!("\n{}", p.hint())).unwrap_or_default())]
+    #[error("{}{}", evidence::QuoteError::NotFound, second_line(.closest))]
     NotVerbatim { closest: Option<evidence::Passage> },
     #[error(
         "no evidence text for [{0}] — pass the fetched page with --from FILE (or - for stdin), or register it with `add URL --snapshot FILE`"
@@ -582,6 +582,14 @@ impl Ledger {
     pub fn view(&self, epoch: Option<u64>) -> Result<View> {
         View::new(Store::open_read(&self.path, self.wait)?, epoch)
     }
+}
+
+/// The closest passage as the second line of [`Error::NotVerbatim`], if there is one.
+fn second_line(closest: &Option<evidence::Passage>) -> String {
+    closest
+        .as_ref()
+        .map(|p| format!("\n{}", p.hint()))
+        .unwrap_or_default()
 }
 
 /// [`evidence::check`], with the closest passage on the page when the quote is not on
