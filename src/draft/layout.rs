@@ -1,6 +1,8 @@
 //! Numbered lines and fenced code: the draft as the other passes see it.
 //!
-//! Lines end at `\n` (a trailing `\r` is dropped), numbered from 1 as editors show them.
+//! Lines end at `\n` (trailing `\r`s are dropped), numbered from 1 as editors show them.
+//! All of them, not one: a body cut at a line's end must not end in a `\r` that the
+//! next read takes for half a `\r\n`, or `render --replace-in` would not be idempotent.
 //! `sources.py` used `str.splitlines`, which also breaks at `\v`, `\f`, U+2028 and
 //! friends; those are rare in drafts, and breaking there would make the line numbers we
 //! report disagree with every editor.
@@ -64,7 +66,7 @@ pub(crate) fn lines_backwards(draft: &str) -> impl Iterator<Item = (usize, &str)
             let start = end - raw.len();
             // The piece before this one ends at the newline before `start`.
             end = start.saturating_sub(1);
-            (start, raw.strip_suffix('\r').unwrap_or(raw))
+            (start, raw.trim_end_matches('\r'))
         })
 }
 
@@ -95,7 +97,7 @@ impl<'a> Iterator for Lines<'a> {
 
     fn next(&mut self) -> Option<Line<'a>> {
         let raw = self.pieces.as_mut()?.next()?;
-        let text = raw.strip_suffix('\r').unwrap_or(raw);
+        let text = raw.trim_end_matches('\r');
         self.number += 1;
         let code = match self.open {
             Some(fence) => {
@@ -164,7 +166,15 @@ mod tests {
 
     #[test]
     fn backwards_gives_the_same_lines() {
-        for draft in ["a\r\nb\n\nc", "a\n", "\n", "", "\n\nx\r\n", "é\n\r\n"] {
+        for draft in [
+            "a\r\nb\n\nc",
+            "a\n",
+            "\n",
+            "",
+            "\n\nx\r\n",
+            "é\n\r\n",
+            "a\r\r\nb\r",
+        ] {
             let mut back: Vec<_> = lines_backwards(draft).collect();
             back.reverse();
             let forward: Vec<_> = lines(draft).map(|l| (l.start, l.text)).collect();

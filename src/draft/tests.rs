@@ -358,3 +358,18 @@ fn issue9_the_unclosed_fence_is_reported() {
     assert_eq!(s.unclosed_fence.map(|f| f.line), Some(3));
     assert_eq!(summarize("```\nx\n```\n").unclosed_fence, None);
 }
+
+/// Found by fuzzing (issue 8; fuzz/, target `draft_analyze`): a line ending in a stray
+/// `\r` before its `\r\n` kept that `\r` in the body, which the next `render
+/// --replace-in` read as a line terminator and dropped, so replacing twice changed the
+/// draft again.
+#[test]
+fn issue_8_stray_carriage_returns_keep_replacement_idempotent() {
+    let draft = "Claim here.[1]\r\r\n\r\n## Sources\r\n[1] https://a.org\r\n";
+    let body = body_without_block(draft);
+    assert_eq!(body, "Claim here.[1]");
+    assert_eq!(body_without_block(body), body);
+    let (_, block) = &styles()[0];
+    let once = replace(draft, block);
+    assert_eq!(replace(&once, block), once);
+}
