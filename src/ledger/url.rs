@@ -114,9 +114,11 @@ fn is_arxiv_id(id: &str) -> bool {
     false
 }
 
-/// Upper-cases percent escapes and decodes those of unreserved characters. `.` stays
-/// encoded in paths: decoding it could create a dot segment that a re-parse would
-/// resolve, breaking idempotence.
+/// Upper-cases percent escapes and decodes those of unreserved characters. Two stay
+/// encoded, because decoding them would change what the next canonicalization sees and
+/// break idempotence: `.` in paths (it could create a dot segment that a re-parse would
+/// resolve), and a hex digit right after a stray `%` or `%H` (`%7%37` would become
+/// `%77`, a new escape the next pass decodes to `w`).
 fn normalize_escapes(s: &str, in_query: bool) -> String {
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
@@ -134,7 +136,7 @@ fn normalize_escapes(s: &str, in_query: bool) -> String {
                 || byte == b'_'
                 || byte == b'~'
                 || (byte == b'.' && in_query);
-            if unreserved {
+            if unreserved && !(byte.is_ascii_hexdigit() && ends_in_stray_percent(&out)) {
                 out.push(byte as char);
             } else {
                 out.push('%');
@@ -149,6 +151,15 @@ fn normalize_escapes(s: &str, in_query: bool) -> String {
         i += ch.len_utf8();
     }
     out
+}
+
+/// `out` ends in `%` or `%H`, a `%` that a hex digit appended next would turn into an
+/// escape. Every `%` already in `out` is a stray one or begins an escape kept whole, so
+/// a `%` in the last two characters is a stray one.
+fn ends_in_stray_percent(out: &str) -> bool {
+    let b = out.as_bytes();
+    b.last() == Some(&b'%')
+        || (b.len() >= 2 && b[b.len() - 2] == b'%' && b[b.len() - 1].is_ascii_hexdigit())
 }
 
 #[cfg(test)]
@@ -221,6 +232,23 @@ mod tests {
             "https://a.example/?a=%2e",
             "file:///tmp/x/",
             "https://user:pw@a.example:444/x?y#z",
+        ] {
+            let once = c(s);
+            assert_eq!(c(&once), once, "{s}");
+        }
+    }
+
+    /// Found by fuzzing (issue 8; fuzz/, target `url_canonicalize`): decoding `%37` after
+    /// a stray `%7` spelled a new escape, `%77`, which the next canonicalization decoded
+    /// to `w`. The canonical form was not a fixed point, so a URL given in the canonical
+    /// form `add` printed could be a different source.
+    #[test]
+    fn issue_8_decoding_never_spells_a_new_escape() {
+        for s in [
+            "https://a.example/%7%37",
+            "https://a.example/%%34%31",
+            "https://a.example/x?q=%7%37&r=%%34%31",
+            "https://ae?`%7Aee(\0\0\0?%7Ae\0=%7%37\0\u{8}E",
         ] {
             let once = c(s);
             assert_eq!(c(&once), once, "{s}");
