@@ -132,7 +132,7 @@ impl<'a> Spans<'a> {
             offset += first.len() + 1;
         }
         for piece in pieces {
-            let line = piece.strip_suffix('\r').unwrap_or(piece);
+            let line = layout::text_of(piece);
             let t = line.trim_start();
             if t.is_empty() || t.starts_with(['#', '|']) || layout::opens(line).is_some() {
                 break;

@@ -55,6 +55,13 @@ pub(crate) fn lines(draft: &str) -> Lines<'_> {
     }
 }
 
+/// A line's text: the piece of the draft between two `\n`s without its trailing `\r`s
+/// (see the module docs). Every pass that splits the draft itself goes through this, so
+/// all of them agree on where a line's text ends.
+pub(crate) fn text_of(raw: &str) -> &str {
+    raw.trim_end_matches('\r')
+}
+
 /// The draft's lines from the last to the first, as (byte offset, text): the same lines
 /// as [`lines`], without the fence marks, which only a forward pass can tell.
 pub(crate) fn lines_backwards(draft: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -66,7 +73,7 @@ pub(crate) fn lines_backwards(draft: &str) -> impl Iterator<Item = (usize, &str)
             let start = end - raw.len();
             // The piece before this one ends at the newline before `start`.
             end = start.saturating_sub(1);
-            (start, raw.trim_end_matches('\r'))
+            (start, text_of(raw))
         })
 }
 
@@ -97,7 +104,7 @@ impl<'a> Iterator for Lines<'a> {
 
     fn next(&mut self) -> Option<Line<'a>> {
         let raw = self.pieces.as_mut()?.next()?;
-        let text = raw.trim_end_matches('\r');
+        let text = text_of(raw);
         self.number += 1;
         let code = match self.open {
             Some(fence) => {

@@ -356,7 +356,7 @@ fn bib_entry<'a>(
     let mut taken = 0;
     let fields = draft[next..limit]
         .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .map(layout::text_of)
         .take_while(|l| !matches!(l.trim(), "" | "}"))
         .inspect(|_| taken += 1);
     let url = blocks::bib_url(fields);
