@@ -25,6 +25,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -98,32 +99,74 @@ pub fn acquire(ledger: &Path, mode: LockMode, wait: Duration) -> Result<LedgerLo
         maintenance_waiting: mode == LockMode::Write && turnstile::is_held(file).unwrap_or(false),
         waited: wait,
     };
-    let mut backoff = Backoff::new();
     if mode == LockMode::Maintenance {
         // One maintenance command at a time passes the turnstile; holding it keeps new
         // writers out while the current one finishes.
+        let mut backoff = Backoff::new();
         while !turnstile::try_enter(&file).map_err(io_err)? {
             if !backoff.pause(deadline) {
                 return Err(busy(&file));
             }
         }
-    }
-    loop {
-        let open = mode == LockMode::Maintenance || !turnstile::is_held(&file).map_err(io_err)?;
-        if open {
-            match FileExt::try_lock(&file) {
-                Ok(()) => return Ok(LedgerLock { file, mode }),
-                Err(TryLockError::WouldBlock) => {}
-                Err(TryLockError::Error(source)) => return Err(io_err(source)),
+    } else if turnstile::is_held(&file).map_err(io_err)? {
+        // A maintenance command is waiting: let it go first.
+        let mut backoff = Backoff::new();
+        while turnstile::is_held(&file).map_err(io_err)? {
+            if !backoff.pause(deadline) {
+                return Err(busy(&file));
             }
         }
-        if !backoff.pause(deadline) {
-            let err = busy(&file);
+    }
+    match wait_for_turn(&file, deadline) {
+        Ok(true) => Ok(LedgerLock { file, mode }),
+        outcome => {
+            let err = match outcome {
+                Err(source) => io_err(source),
+                _ => busy(&file),
+            };
             if mode == LockMode::Maintenance {
                 let _ = turnstile::release(&file);
             }
-            return Err(err);
+            Err(err)
         }
+    }
+}
+
+/// Takes the writer lock on `file` (an exclusive `flock`), waiting until `deadline`;
+/// false when the deadline passed first.
+///
+/// The wait is the kernel's, not a poll: when the holder lets go, a waiter blocked in
+/// `flock` is woken at once, where a poller would sleep out its backoff while the lock
+/// sits free (an idle gap once per turn, which many writers pay over and over). `flock`
+/// has no timeout, so a helper thread blocks in it, on a duplicate of the descriptor (the
+/// lock belongs to the open file both share), and this thread waits for it with the
+/// deadline. A helper that gets the lock after its waiter gave up finds no one to hand
+/// it to and drops its descriptor, the last one of that open file once the waiter has
+/// dropped its own, which releases the lock; one whose holder never lets go stays
+/// blocked, harmlessly, until the process ends.
+fn wait_for_turn(file: &File, deadline: Instant) -> io::Result<bool> {
+    match FileExt::try_lock(file) {
+        Ok(()) => return Ok(true),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(e)) => return Err(e),
+    }
+    let now = Instant::now();
+    if now >= deadline {
+        return Ok(false);
+    }
+    let waiter = file.try_clone()?;
+    let (tx, rx) = mpsc::sync_channel(1);
+    thread::Builder::new()
+        .name("cite-lock-wait".into())
+        .spawn(move || {
+            let got = FileExt::lock(&waiter);
+            // Fails only when the waiter has gone; `waiter` is dropped either way.
+            let _ = tx.send(got);
+        })?;
+    match rx.recv_timeout(deadline - now) {
+        Ok(got) => got.map(|()| true),
+        // The helper may have taken the lock just as the wait ended: then it is ours.
+        Err(_) => Ok(matches!(rx.try_recv(), Ok(Ok(())))),
     }
 }
 

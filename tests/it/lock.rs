@@ -373,3 +373,27 @@ fn a_writer_killed_mid_run_leaves_no_stale_lock_and_loses_no_printed_id() {
     let ids: Vec<u64> = rows.iter().map(|r| r["id"].as_u64().unwrap()).collect();
     assert_eq!(ids, (1..=expected.len() as u64).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_waiter_that_gave_up_never_keeps_the_lock() {
+    // The wait is a helper thread blocked in flock; once its waiter has given up, a lock
+    // it gets later is released at once, never held for nobody.
+    let sb = Sandbox::new();
+    let held = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
+    for _ in 0..3 {
+        let err = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_millis(100))
+            .expect_err("the lock is held");
+        assert!(matches!(err, StoreError::Busy { .. }), "{err:?}");
+    }
+    drop(held);
+    let started = Instant::now();
+    let again = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(2))
+        .expect("the abandoned waiters let go");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(again);
+    lock::acquire(&sb.ledger, LockMode::Maintenance, Duration::from_secs(2)).expect("free");
+}
