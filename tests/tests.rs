@@ -22,6 +22,7 @@
 //! - `crash_loop`: a writer killed at random moments, many times
 //! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
+//! - `syncs`: how many fdatasyncs each command costs (strace)
 
 #[path = "it/util.rs"]
 mod util;
@@ -66,3 +67,5 @@ mod model;
 mod prop_url;
 #[path = "it/rebuild.rs"]
 mod rebuild;
+#[path = "it/syncs.rs"]
+mod syncs;

@@ -223,13 +223,18 @@ impl Store {
         E: From<StoreError>,
     {
         let txn = self.begin_write(wait)?;
-        let out = {
+        let (out, changed) = {
             let mut writer = Writer::new(&txn, origin)?;
             let out = f(&mut writer)?;
-            writer.finish()?;
-            out
+            (out, writer.finish()?)
         };
         self.deadline.arm(wait);
+        if !changed {
+            // Nothing to make durable (an add of URLs all registered before): a commit would
+            // cost the disk two syncs for nothing.
+            txn.abort().map_err(|e| self.failed(e))?;
+            return Ok(out);
+        }
         txn.commit().map_err(|e| self.failed(e))?;
         Ok(out)
     }
@@ -521,13 +526,15 @@ impl<'t> Writer<'t> {
         Ok(seq)
     }
 
-    fn finish(&mut self) -> Result<(), StoreError> {
+    /// Seals what was appended (head and tally); returns whether the transaction changed
+    /// anything. A snapshot stored without a record to name it is left out with the rest.
+    fn finish(&mut self) -> Result<bool, StoreError> {
         if self.dirty {
             let meta = &mut self.views.meta;
             meta.insert(META_HEAD, self.head.encode().as_slice())?;
             meta.insert(META_TALLY, self.tally.encode().as_slice())?;
         }
-        Ok(())
+        Ok(self.dirty)
     }
 }
 

@@ -712,7 +712,7 @@ impl ReadOnlyDatabase {
     /// reads return [`StorageError::DatabaseClosed`]. Data they have already loaded into memory,
     /// such as the root page of an open table, may still be returned.
     pub fn close(self) -> Result<(), DatabaseError> {
-        Ok(self.mem.close(None)?)
+        Ok(self.mem.close(None, false)?)
     }
 
     fn new(
@@ -2137,6 +2137,8 @@ fn close_database(
     } else {
         None
     };
+    // Whether the close may skip its commit and its syncs: see `already_recorded`
+    let mut synced = false;
     let recorded = match &writer_lock {
         None => false,
         Some(writer_lock) if promote_only => {
@@ -2146,6 +2148,10 @@ fn close_database(
                 warn!("Failed to make the pending non-durable commits durable. They are lost.");
             }
             false
+        }
+        Some(writer_lock) if matches!(already_recorded(mem, writer_lock), Ok(true)) => {
+            synced = true;
+            true
         }
         Some(writer_lock) => {
             result = ensure_allocator_state_table_and_trim(
@@ -2166,12 +2172,26 @@ fn close_database(
     // record, write no header, and leave the file for the next open to recover.
     let writer_lock = writer_lock.filter(|_| recorded);
 
-    let close_result = mem.close(writer_lock.as_ref());
+    let close_result = mem.close(writer_lock.as_ref(), synced);
     #[cfg(feature = "logging")]
     if close_result.is_err() {
         warn!("Failed to flush database file. Repair may be required at restart.");
     }
     result.and(close_result)
+}
+
+// Whether the close's commit would only repeat what the file's latest commit already recorded.
+// In multi-writer mode every commit is durable and records the allocator state, so when that
+// commit is the one this handle holds, the state it recorded describes the file and the next open
+// loads it: the close then writes only the shutdown header, and syncs nothing. What it skips is
+// the trim of surplus space at the end of the file, which the next close that commits does.
+fn already_recorded(mem: &Arc<TransactionalMemory>, writer_lock: &Arc<WriterLock>) -> Result<bool> {
+    if !mem.concurrency_mode().is_multi_writer() || mem.pending_non_durable_commit() {
+        return Ok(false);
+    }
+    Ok(mem.holds_latest_commit(writer_lock)?
+        && mem.used_two_phase_commit()
+        && Database::get_allocator_state_table(mem)?.is_some())
 }
 
 impl Drop for Database {
@@ -3053,7 +3073,7 @@ mod test {
 /// cannot say which byte caused one.
 #[cfg(all(test, any(target_os = "linux", target_vendor = "apple", windows)))]
 mod writer_byte_test {
-    use super::{ConcurrencyMode, Database, WRITER_BYTE, byte_range};
+    use super::{ConcurrencyMode, Database, ReadableDatabase, WRITER_BYTE, byte_range};
     use crate::TableDefinition;
     use crate::tree_store::file_backend::range_lock::RangeLock;
     use crate::tree_store::page_store::page_manager::HEADER_LOCK;
@@ -3111,9 +3131,9 @@ mod writer_byte_test {
             std::mem::forget(db);
             if under_the_byte {
                 let writer_lock = mem.lock_writer().unwrap();
-                mem.close(Some(&writer_lock)).unwrap();
+                mem.close(Some(&writer_lock), false).unwrap();
             } else {
-                mem.close(None).unwrap();
+                mem.close(None, false).unwrap();
             }
         }
 
@@ -3160,7 +3180,7 @@ mod writer_byte_test {
         let mem = db.mem.clone();
         std::mem::forget(db);
         assert!(Database::get_allocator_state_table(&mem).unwrap().is_none());
-        mem.close(None).unwrap();
+        mem.close(None, false).unwrap();
 
         let repaired = create(tmpfile.path(), ConcurrencyMode::MultiWriter);
         assert!(
@@ -3648,6 +3668,181 @@ mod writer_byte_test {
         );
         probe.unlock_range(byte_range(WRITER_BYTE)).unwrap();
     }
+
+    /// A file backend that counts the syncs asked of it
+    #[derive(Debug)]
+    struct CountingBackend {
+        inner: crate::backends::FileBackend,
+        syncs: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    }
+
+    impl crate::StorageBackend for CountingBackend {
+        fn len(&self) -> Result<u64, super::BackendIoError> {
+            self.inner.len()
+        }
+        fn read(&self, offset: u64, out: &mut [u8]) -> Result<(), super::BackendIoError> {
+            self.inner.read(offset, out)
+        }
+        fn set_len(&self, len: u64) -> Result<(), super::BackendIoError> {
+            self.inner.set_len(len)
+        }
+        fn sync_data(&self) -> Result<(), super::BackendIoError> {
+            self.syncs
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+
+            self.inner.sync_data()
+        }
+        fn write(&self, offset: u64, data: &[u8]) -> Result<(), super::BackendIoError> {
+            self.inner.write(offset, data)
+        }
+        fn close(&self) -> Result<(), super::BackendIoError> {
+            self.inner.close()
+        }
+        fn try_lock_range(
+            &self,
+            start: core::ops::Bound<u64>,
+            end: core::ops::Bound<u64>,
+        ) -> Result<bool, crate::BackendError> {
+            self.inner.try_lock_range(start, end)
+        }
+        fn try_lock_shared_range(
+            &self,
+            start: core::ops::Bound<u64>,
+            end: core::ops::Bound<u64>,
+        ) -> Result<bool, crate::BackendError> {
+            self.inner.try_lock_shared_range(start, end)
+        }
+        fn lock_range(
+            &self,
+            start: core::ops::Bound<u64>,
+            end: core::ops::Bound<u64>,
+        ) -> Result<(), crate::BackendError> {
+            self.inner.lock_range(start, end)
+        }
+        fn lock_shared_range(
+            &self,
+            start: core::ops::Bound<u64>,
+            end: core::ops::Bound<u64>,
+        ) -> Result<(), crate::BackendError> {
+            self.inner.lock_shared_range(start, end)
+        }
+        fn unlock_range(
+            &self,
+            start: core::ops::Bound<u64>,
+            end: core::ops::Bound<u64>,
+        ) -> Result<(), crate::BackendError> {
+            self.inner.unlock_range(start, end)
+        }
+        fn query_lock_range(
+            &self,
+            start: core::ops::Bound<u64>,
+            end: core::ops::Bound<u64>,
+        ) -> Result<bool, crate::BackendError> {
+            self.inner.query_lock_range(start, end)
+        }
+    }
+
+    /// A multi-writer handle on an existing file whose syncs are counted, that refuses a full
+    /// repair: opening it must not need one
+    fn open_counting(path: &Path) -> (Database, std::sync::Arc<std::sync::atomic::AtomicU64>) {
+        let syncs = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let backend = CountingBackend {
+            inner: crate::backends::FileBackend::new(probe(path)).unwrap(),
+            syncs: syncs.clone(),
+        };
+        let mut builder = Database::builder();
+        builder
+            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+            .set_repair_callback(|session| session.abort());
+        (builder.create_with_backend(backend).unwrap(), syncs)
+    }
+
+    fn syncs(counter: &std::sync::atomic::AtomicU64) -> u64 {
+        counter.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn value(path: &Path) -> Option<u64> {
+        let (db, _) = open_counting(path);
+        let read = db.begin_read().unwrap();
+        let table = read.open_table(TABLE).unwrap();
+        table.get(0).unwrap().map(|v| v.value())
+    }
+
+    /// Every multi-writer commit records the allocator state durably, so the close has
+    /// nothing left to make durable: a commit and its close sync twice, for the two phases
+    /// of the commit, and leave a clean file whose next open needs no repair. (A commit that
+    /// must grow the file first syncs the new length too; the file written here has room.)
+    #[test]
+    fn a_multi_writer_commit_and_its_close_sync_twice() {
+        let tmpfile = crate::create_tempfile();
+        let db = create(tmpfile.path(), ConcurrencyMode::MultiWriter);
+        commit_one(&db);
+        drop(db);
+        let (db, counter) = open_counting(tmpfile.path());
+        commit_one(&db);
+        drop(db);
+        assert_eq!(syncs(&counter), 2);
+        assert!(!left_unclean(tmpfile.path()), "the close left it unclean");
+        assert_eq!(value(tmpfile.path()), Some(0));
+    }
+
+    /// A handle that only reads, or whose write is aborted, syncs nothing
+    #[test]
+    fn a_multi_writer_handle_that_commits_nothing_syncs_nothing() {
+        let tmpfile = crate::create_tempfile();
+        let db = create(tmpfile.path(), ConcurrencyMode::MultiWriter);
+        commit_one(&db);
+        drop(db);
+        let (db, counter) = open_counting(tmpfile.path());
+        let write = db.begin_write().unwrap();
+        write.open_table(TABLE).unwrap().insert(1, 1).unwrap();
+        write.abort().unwrap();
+        drop(db.begin_read().unwrap());
+        drop(db);
+        assert_eq!(syncs(&counter), 0);
+        assert!(!left_unclean(tmpfile.path()), "the close left it unclean");
+        assert_eq!(value(tmpfile.path()), Some(0));
+    }
+
+    /// The close writes the cleared flag without a sync. Losing that write, as a power loss
+    /// may, leaves the flag set over a commit whose allocator state is recorded: the next open
+    /// loads it (`open_counting` refuses a full repair) and finds every commit
+    #[test]
+    fn losing_the_unsynced_shutdown_header_needs_no_repair() {
+        let tmpfile = crate::create_tempfile();
+        let db = create(tmpfile.path(), ConcurrencyMode::MultiWriter);
+        commit_one(&db);
+        let mem = db.mem.clone();
+        std::mem::forget(db);
+        // The close without its header: as if the header's write never reached the disk
+        mem.close(None, false).unwrap();
+        assert!(left_unclean(tmpfile.path()));
+        assert_eq!(value(tmpfile.path()), Some(0));
+    }
+
+    /// A handle whose view a peer's commit has moved past must not close on it: it records the
+    /// allocator state in a commit of its own, which first brings it up to the file's latest
+    #[test]
+    fn a_close_behind_a_peer_commit_does_the_full_close() {
+        let tmpfile = crate::create_tempfile();
+        drop(create(tmpfile.path(), ConcurrencyMode::MultiWriter));
+        let (db, counter) = open_counting(tmpfile.path());
+        commit_one(&db);
+        let peer = create(tmpfile.path(), ConcurrencyMode::MultiWriter);
+        let write = peer.begin_write().unwrap();
+        write.open_table(TABLE).unwrap().insert(0, 7).unwrap();
+        write.commit().unwrap();
+        let before_close = syncs(&counter);
+        drop(db);
+        assert!(
+            syncs(&counter) > before_close,
+            "a close behind a peer's commit took the shortcut"
+        );
+        drop(peer);
+        assert!(!left_unclean(tmpfile.path()), "the closes left it unclean");
+        assert_eq!(value(tmpfile.path()), Some(7));
+    }
+
 }
 
 /// The consistent byte, probed directly: a byte-range lock is invisible through the public API.

@@ -1522,7 +1522,12 @@ impl TransactionalMemory {
         assert!(!state.header.recovery_required);
         state.header.recovery_required = true;
         self.write_header(&state.header, &header_lock)?;
-        self.storage.flush()
+        // Written through to the file, where other processes look for it, but not synced: the
+        // flag needs no durability of its own. Until this handle commits, the file's last commit
+        // and its recorded allocator state still describe the file, whatever this handle writes
+        // to pages that state calls free, so a power loss that drops the flag loses nothing. Every
+        // commit writes the header, flag included, and syncs it.
+        self.storage.flush_write_buffer()
     }
 
     /// Whether another process may have this database open while one process writes.
@@ -2539,9 +2544,9 @@ impl TransactionalMemory {
     // Writes the shutdown header, under `writer_lock` where the database is shared, and closes
     // the storage. Without the lock the header is not written: it would overwrite a commit
     // another process makes meanwhile
-    pub(crate) fn close(&self, writer_lock: Option<&Arc<WriterLock>>) -> Result {
+    pub(crate) fn close(&self, writer_lock: Option<&Arc<WriterLock>>, synced: bool) -> Result {
         let shutdown_result = match writer_lock {
-            Some(_held) => self.flush_shutdown_header(),
+            Some(_held) => self.flush_shutdown_header(synced),
             None => Ok(()),
         };
         // The backend's close() contract guarantees it is called exactly once, so it must be
@@ -2550,7 +2555,9 @@ impl TransactionalMemory {
         shutdown_result.and(close_result)
     }
 
-    fn flush_shutdown_header(&self) -> Result {
+    // `synced`: the file's latest commit is durable and is the one this handle holds (see
+    // `holds_latest_commit`), so nothing the cleared flag vouches for is waiting for a sync.
+    fn flush_shutdown_header(&self, synced: bool) -> Result {
         if self.storage.check_io_errors().is_ok() && !crate::panicking() {
             let header_lock = self.lock_header_exclusive()?;
             let mut state = self.state.lock().or_poisoned()?;
@@ -2558,14 +2565,44 @@ impl TransactionalMemory {
             // an allocator state describing what it wrote, and one not marked for repair.
             if state.allocators.is_loaded() && !self.needs_repair() {
                 // and everything else already on disk: if that fails, the flag stays set
-                self.storage.flush()?;
+                if !synced {
+                    self.storage.flush()?;
+                }
                 state.header.recovery_required = false;
                 self.write_header(&state.header, &header_lock)?;
-                self.storage.flush()?;
+                // A synced close leaves the cleared flag unsynced: a power loss that drops it
+                // leaves the flag set over a commit whose allocator state is recorded, which the
+                // next open loads without a repair. The header is one sector, written whole, as
+                // the write that clears `primary_unflushed` in `commit` is.
+                if !synced {
+                    self.storage.flush()?;
+                }
             }
         }
 
         Ok(())
+    }
+
+    /// Whether the file's latest commit is the one this handle holds, durable, with nothing of
+    /// this handle's pending: then the handle's header, layout and allocator state describe the
+    /// file. The caller holds the writer byte, so no commit lands while it acts on the answer.
+    pub(crate) fn holds_latest_commit(&self, _writer_lock: &WriterLock) -> Result<bool> {
+        let file_header = {
+            let header_lock = self.lock_header_shared()?;
+            Self::read_file_header(&self.storage, self.page_size, &header_lock)
+                .map_err(DatabaseError::into_storage_error_or_corrupted)?
+        };
+        if file_header.primary_unflushed() {
+            return Ok(false);
+        }
+        let file_len = self.storage.raw_file_len()?;
+        let file_header = file_header.finalize_transaction_slots()?;
+        let state = self.state.lock().or_poisoned()?;
+        Ok(!state.read_from_secondary
+            && file_header.primary_slot().transaction_id
+                == state.header.primary_slot().transaction_id
+            && state.header.layout().len() == file_len
+            && file_header.layout().len() == file_len)
     }
 }
 
