@@ -182,14 +182,6 @@ pub enum Provenance {
 }
 
 impl Provenance {
-    /// The origin, when this record carries it itself.
-    pub fn origin(&self) -> Option<&Origin> {
-        match self {
-            Provenance::Origin(o) => Some(o),
-            Provenance::SameAs(_) => None,
-        }
-    }
-
     /// The seq of the first record of the transaction that wrote the record at `own`:
     /// `own` itself when the record carries the origin.
     pub fn transaction(&self, own: Seq) -> Seq {

@@ -18,7 +18,7 @@ pub mod replay;
 pub mod tables;
 pub mod tally;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -183,10 +183,6 @@ impl Drop for Store {
 }
 
 impl Store {
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// A redb error of the operation in progress, as `ledger busy` when a lock wait of
     /// it gave up.
     fn failed(&self, e: impl Into<StoreError>) -> StoreError {

@@ -120,11 +120,6 @@ impl Findings {
     pub fn is_empty(&self) -> bool {
         self.kept.is_empty()
     }
-
-    /// True once no more findings would be kept.
-    pub fn full(&self) -> bool {
-        self.kept.len() >= MAX_FINDINGS
-    }
 }
 
 /// What a replay went through: the log and the views it gives.
