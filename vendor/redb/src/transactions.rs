@@ -2093,6 +2093,7 @@ impl WriteTransaction {
 
         let mut system_tables = self.system_tables.lock().unwrap();
         let system_freed_pages = system_tables.system_freed_pages();
+        let recorded;
         let system_root = {
             let system_tree = system_tables.table_tree.flush_table_root_updates()?;
             system_tree
@@ -2101,7 +2102,8 @@ impl WriteTransaction {
 
             // No snapshot of an allocator state that needs repair: the next open must rebuild
             // it instead of trusting the snapshot
-            if self.quick_repair && !self.mem.needs_repair() {
+            recorded = self.quick_repair && !self.mem.needs_repair();
+            if recorded {
                 system_tree.create_table_and_flush_table_root(
                     ALLOCATOR_STATE_TABLE_NAME,
                     |system_tree_ref, tree: &mut AllocatorStateTreeMut| {
@@ -2150,6 +2152,9 @@ impl WriteTransaction {
             self.shrink_policy,
             header_lock,
         )?;
+        if recorded && self.two_phase_commit {
+            self.mem.set_recorded_allocator_state(self.transaction_id);
+        }
         // All of this transaction's allocations are durable; discard the per-txn tracker.
         let _ = page_allocator.take_allocated_since_commit();
 

@@ -34,7 +34,7 @@ use core::cmp::{max, min};
 use core::convert::TryInto;
 use core::mem;
 use core::ops::{Bound, Deref, Range};
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[cfg(feature = "logging")]
 use log::{error, warn};
 
@@ -675,6 +675,10 @@ pub(crate) struct TransactionalMemory {
     // While set, no allocator state is persisted and shutdowns are not recorded as clean,
     // forcing the next open to rebuild the state from the committed trees
     needs_repair: AtomicBool,
+    // The transaction whose commit recorded the allocator state this handle holds: one it
+    // made with the record, or one whose record it loaded (0: none). Lets the close know,
+    // without reading the file's trees, that the file's record is this handle's state
+    recorded_allocator_state: AtomicU64,
     concurrency_mode: ConcurrencyMode,
     read_only: bool,
     // Held for the duration of every header file lock. Ensures in-process threads do not overlap
@@ -1288,6 +1292,7 @@ impl TransactionalMemory {
             #[cfg(debug_assertions)]
             allocated_pages: Arc::new(Mutex::new(PageNumberHashSet::default())),
             needs_repair: AtomicBool::new(false),
+            recorded_allocator_state: AtomicU64::new(0),
             concurrency_mode,
             read_only,
             in_process_header_lock,
@@ -1806,6 +1811,7 @@ impl TransactionalMemory {
 
     pub(crate) fn load_allocator_state(&self, tree: &AllocatorStateTree) -> Result {
         assert!(self.is_valid_allocator_state(tree)?);
+        self.set_recorded_allocator_state(self.get_last_committed_transaction_id()?);
 
         // Load the allocator state
         let corrupted = || StorageError::unreachable("Malformed allocator state");
@@ -2583,9 +2589,18 @@ impl TransactionalMemory {
         Ok(())
     }
 
-    /// Whether the file's latest commit is the one this handle holds, durable, with nothing of
-    /// this handle's pending: then the handle's header, layout and allocator state describe the
-    /// file. The caller holds the writer byte, so no commit lands while it acts on the answer.
+    /// Notes that the commit of `transaction_id` recorded (or that this handle loaded) the
+    /// allocator state table, for [`Self::holds_latest_commit`].
+    pub(crate) fn set_recorded_allocator_state(&self, transaction_id: TransactionId) {
+        self.recorded_allocator_state
+            .store(transaction_id.raw_id(), Ordering::Release);
+    }
+
+    /// Whether the file's latest commit is the one this handle holds, durable, two-phase, with
+    /// the allocator state recorded, and nothing of this handle's pending: then the handle's
+    /// header, layout and allocator state describe the file, and the record in the file is
+    /// this state. Reads only the header, so it cannot trip over damage elsewhere in the file.
+    /// The caller holds the writer byte, so no commit lands while it acts on the answer.
     pub(crate) fn holds_latest_commit(&self, _writer_lock: &WriterLock) -> Result<bool> {
         let file_header = {
             let header_lock = self.lock_header_shared()?;
@@ -2598,9 +2613,11 @@ impl TransactionalMemory {
         let file_len = self.storage.raw_file_len()?;
         let file_header = file_header.finalize_transaction_slots()?;
         let state = self.state.lock().or_poisoned()?;
+        let latest = file_header.primary_slot().transaction_id;
         Ok(!state.read_from_secondary
-            && file_header.primary_slot().transaction_id
-                == state.header.primary_slot().transaction_id
+            && file_header.two_phase_commit
+            && latest == state.header.primary_slot().transaction_id
+            && latest.raw_id() == self.recorded_allocator_state.load(Ordering::Acquire)
             && state.header.layout().len() == file_len
             && file_header.layout().len() == file_len)
     }
