@@ -184,11 +184,11 @@ fn ris_records_are_elec_with_crlf_lines() {
     sample(&sb);
     assert_eq!(
         export(&sb, "ris"),
-        "TY  - ELEC\r\nTI  - Ice - Wikipedia\r\nUR  - https://en.wikipedia.org/wiki/Ice\r\nY2  - 2025/03/01/\r\nER  - \r\n\
+        "TY  - ELEC\r\nTI  - Ice - Wikipedia\r\nUR  - https://en.wikipedia.org/wiki/Ice\r\nY2  - 2025/03/01/\r\nM1  - 2025/03/01/\r\nER  - \r\n\
          \r\n\
-         TY  - ELEC\r\nTI  - R&D {costs} 100% #1\r\nUR  - https://example.com/r&d?q=a_b\r\nY2  - 2025/03/02/\r\nER  - \r\n\
+         TY  - ELEC\r\nTI  - R&D {costs} 100% #1\r\nUR  - https://example.com/r&d?q=a_b\r\nY2  - 2025/03/02/\r\nM1  - 2025/03/02/\r\nER  - \r\n\
          \r\n\
-         TY  - ELEC\r\nTI  - https://numpy.org\r\nUR  - https://numpy.org\r\nY2  - 2025/03/03/\r\nER  - \r\n"
+         TY  - ELEC\r\nTI  - https://numpy.org\r\nUR  - https://numpy.org\r\nY2  - 2025/03/03/\r\nM1  - 2025/03/03/\r\nER  - \r\n"
     );
 }
 
