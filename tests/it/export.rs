@@ -172,7 +172,7 @@ fn biblatex_entries_are_online_with_urldate_and_escaping() {
         export(&sb, "biblatex"),
         "@online{source1,\n  title = {Ice - Wikipedia},\n  url = {https://en.wikipedia.org/wiki/Ice},\n  urldate = {2025-03-01}\n}\n\
          \n\
-         @online{source2,\n  title = {R\\&D \\{costs\\} 100\\% \\#1},\n  url = {https://example.com/r&d?q=a_b},\n  urldate = {2025-03-02}\n}\n\
+         @online{source2,\n  title = {R\\&D \\textbraceleft{}costs\\textbraceright{} 100\\% \\#1},\n  url = {https://example.com/r&d?q=a_b},\n  urldate = {2025-03-02}\n}\n\
          \n\
          @online{source3,\n  title = {https://numpy.org},\n  url = {https://numpy.org},\n  urldate = {2025-03-03}\n}\n"
     );
