@@ -111,7 +111,8 @@ pub fn block(sources: &[Source], style: Style) -> String {
 ///   its typographic shape (’ ‘ ”): that is a glyph choice, not a lost character.
 /// - Control characters (C0, DEL, C1) and noncharacters never reach TeX: lualatex stops
 ///   on them (`Text line contains an invalid character`). Those that break lines become
-///   a space, like the line separators; the others are dropped.
+///   a space, like the line separators; the others are dropped. U+FFFD, which LuaTeX
+///   refuses as input, becomes `?`.
 pub fn bibtex_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut after_ligature_char = false;
@@ -126,6 +127,10 @@ pub fn bibtex_escape(text: &str) -> String {
             }
             continue;
         }
+        // LuaTeX reads U+FFFD in its input as a byte that is not UTF-8, and stops
+        // ("String contains an invalid utf-8 sequence"); it marks a character lost
+        // before the ledger, and a question mark says the same in every engine.
+        let c = if c == '\u{fffd}' { '?' } else { c };
         let ligature_char = matches!(c, '-' | '`' | '\'' | '"' | '<' | '>' | ',' | '!' | '?');
         if ligature_char && after_ligature_char {
             out.push_str("\\/");
@@ -379,6 +384,10 @@ mod tests {
         assert_eq!(bibtex_escape("a\tb\nc\rd\u{2028}e"), "a b c d e");
         // A control character between two hyphens does not let them join.
         assert_eq!(bibtex_escape("-\u{1}-"), r"-\/-");
+        assert_eq!(
+            bibtex_escape("Caf\u{fffd} \u{fffd}`"),
+            r"Caf? ?\/\textasciigrave{}"
+        );
     }
 
     #[test]
