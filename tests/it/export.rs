@@ -601,3 +601,59 @@ fn pandoc_citeproc_renders_the_csl_json_export() {
     assert!(text.contains("numpy documentation"), "{text}");
     assert!(text.contains("https://en.wikipedia.org/wiki/ice"), "{text}");
 }
+
+/// Issue 12: citeproc read `<i>…</i>` and `<span class="nocase">` in a CSL-JSON title
+/// as markup; and the access date of `render --style bibtex` sat only in `note`, which
+/// pandoc's CSL styles never print.
+#[test]
+fn issue12_pandoc_prints_tag_like_titles_as_text_and_the_bibtex_access_date() {
+    let Some(pandoc) = pandoc() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let title = r#"Why <i>x</i> and <span class="nocase">y</span> <b>stay</b> <sup>2</sup>"#;
+    sb.ok(&[
+        "add",
+        "https://tags.example/p",
+        "--title",
+        title,
+        "--accessed",
+        "2025-03-01",
+    ]);
+    sb.file("doc.md", "Tags stay text [@source1].\n");
+    let bib = sb.path().join("export.json");
+    sb.ok(&[
+        "export",
+        "--format",
+        "csl-json",
+        "-o",
+        bib.to_str().unwrap(),
+    ]);
+    let text = run_pandoc(pandoc, sb.path(), "export.json");
+    // The style may change the case of a title and the shape of its quotes; the tags
+    // must come out as text, not as italics, bold or superscript.
+    let text: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if matches!(c, '‘' | '’' | '“' | '”') {
+                '"'
+            } else {
+                c
+            }
+        })
+        .collect();
+    for tag in [
+        "<i>x</i>",
+        r#"<span class="nocase">y</span>"#,
+        "<b>stay</b>",
+        "<sup>2</sup>",
+    ] {
+        assert!(text.contains(tag), "{tag} missing from: {text}");
+    }
+    // pandoc reads the block `render --style bibtex` writes, and prints its access date.
+    sb.file("refs.bib", &sb.ok(&["render", "--style", "bibtex"]));
+    let text = run_pandoc(pandoc, sb.path(), "refs.bib");
+    assert!(text.contains("March 1, 2025"), "{text}");
+    assert!(text.contains("https://tags.example/p"), "{text}");
+}
