@@ -170,7 +170,7 @@ fn issue12_bibtex_block_of_hostile_titles_and_urls_still_verifies() {
         "add",
         "https://a.example/Caf%C3%A9/x_y~z;p?q={a}&r=\\",
         "--title",
-        // `add` stores the bell as U+FFFD; an imported ledger may still carry one.
+        // `add` stores the bell as U+FFFD, which LuaTeX refuses: it is written `?`.
         "half } brace -- x --- ``y'' ?` !` \u{7}bell",
         "--accessed",
         "2024-03-05",
@@ -179,7 +179,7 @@ fn issue12_bibtex_block_of_hostile_titles_and_urls_still_verifies() {
     assert_eq!(
         out,
         "@misc{source1,\n  \
-         title = {half \\textbraceright{} brace -\\/- x -\\/-\\/- \\textasciigrave{}\\/\\textasciigrave{}y\\textquotesingle{}\\/\\textquotesingle{} ?\\/\\textasciigrave{} !\\/\\textasciigrave{} \u{fffd}bell},\n  \
+         title = {half \\textbraceright{} brace -\\/- x -\\/-\\/- \\textasciigrave{}\\/\\textasciigrave{}y\\textquotesingle{}\\/\\textquotesingle{} ?\\/\\textasciigrave{} !\\/\\textasciigrave{} ?bell},\n  \
          howpublished = {\\url{https://a.example/Caf%C3%A9/x_y~z;p?q=%7Ba%7D&r=%5C}},\n  \
          note = {Accessed 2024-03-05},\n  \
          urldate = {2024-03-05}\n}\n"
