@@ -390,6 +390,91 @@ mod tests {
         );
     }
 
+    /// What TeX-side readers rely on, for any text at all: braces balanced as BibTeX
+    /// and biber count them (no brace at all but those of the commands written), no
+    /// character TeX refuses, no raw LaTeX special, and no two characters that could
+    /// form a ligature side by side.
+    fn tex_safe(out: &str) -> Result<(), String> {
+        let mut depth = 0i64;
+        for c in out.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            if !(0..=1).contains(&depth) {
+                return Err(format!("brace depth {depth} in {out:?}"));
+            }
+            if c.is_control() || is_noncharacter(c) || c == '\u{fffd}' {
+                return Err(format!("{c:?} in {out:?}"));
+            }
+        }
+        if depth != 0 {
+            return Err(format!("unbalanced {out:?}"));
+        }
+        // Set the commands aside: U+FDD0 for one that prints a character that can join
+        // a ligature, U+FDD1 for one that cannot (noncharacters: never in the output's
+        // text), and `\/` as the break it is.
+        let (joining, neutral) = ('\u{fdd0}', '\u{fdd1}');
+        let mut text = out.to_string();
+        for (cmd, mark) in [
+            ("\\textbraceleft{}", neutral),
+            ("\\textbraceright{}", neutral),
+            ("\\textbackslash{}", neutral),
+            ("\\textasciitilde{}", neutral),
+            ("\\textasciicircum{}", neutral),
+            ("\\textbar{}", neutral),
+            ("\\textless{}", joining),
+            ("\\textgreater{}", joining),
+            ("\\textquotedbl{}", joining),
+            ("\\textquotesingle{}", joining),
+            ("\\textasciigrave{}", joining),
+            ("\\&", neutral),
+            ("\\%", neutral),
+            ("\\$", neutral),
+            ("\\#", neutral),
+            ("\\_", neutral),
+            ("\\/", ' '),
+        ] {
+            text = text.replace(cmd, &mark.to_string());
+        }
+        if let Some(c) = text.chars().find(|c| "\\{}&%$#_~^<>|\"'`".contains(*c)) {
+            return Err(format!("raw {c:?} in {out:?}"));
+        }
+        let joins = |c: char| matches!(c, '-' | ',' | '!' | '?') || c == joining;
+        let chars: Vec<char> = text.chars().collect();
+        if let Some(w) = chars.windows(2).find(|w| joins(w[0]) && joins(w[1])) {
+            return Err(format!("{:?}{:?} may join in {out:?}", w[0], w[1]));
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn issue12_any_title_is_tex_safe(
+            title in "(\\PC|[\\x00-\\x1f\\x7f-\\x9f{}\\\\`'\"<>,!?|-]|\u{fffd}|\u{2028}){0,40}"
+        ) {
+            let out = bibtex_escape(&title);
+            if let Err(e) = tex_safe(&out) {
+                proptest::prop_assert!(false, "{}", e);
+            }
+        }
+
+        #[test]
+        fn issue12_tex_urls_decode_back(url in "https://a\\.example/\\?[a-z{}\\\\]{0,20}") {
+            let tex = tex_url(&url);
+            let braces = tex.contains(['{', '}', '\\']);
+            proptest::prop_assert!(!braces, "{}", tex);
+            if url.contains(['{', '}', '\\']) {
+                proptest::prop_assert_eq!(tex_url_decoded(&tex), Some(url));
+            } else {
+                proptest::prop_assert_eq!(tex, url);
+            }
+        }
+    }
+
     #[test]
     fn only_lists() {
         let ids = IdSet::parse("1, 3,5-7").unwrap();
