@@ -1,8 +1,9 @@
 //! The generated Sources block, in every style, from ledger entries.
 //!
-//! Byte-for-byte the output of `sources.py`'s `render_sources`, except that BibTeX
-//! fields are escaped (the reference pasted titles and URLs raw, which broke on `&`,
-//! `%`, `_` and braces).
+//! Byte-for-byte the output of `sources.py`'s `render_sources`, except in BibTeX
+//! entries: titles are escaped so that any title typesets (the reference pasted them
+//! raw, which broke on `&`, `%`, `_` and braces), URLs are made safe for `\url`, and a
+//! `urldate` field follows `note`, since biblatex and pandoc print only that one.
 
 use crate::ledger::Source;
 
