@@ -20,6 +20,8 @@
 //! - `audit`: audit on sound, rebuilt and damaged stores
 //! - `rebuild`: rebuilt stores answer as before; the exclusive lock
 //! - `crash_loop`: a writer killed at random moments, many times
+//! - `tex`: issue 12 — the BibTeX and BibLaTeX outputs typeset by lualatex + biber and
+//!   pdflatex + bibtex, every title and URL found in the PDF
 //! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
 //! - `syncs`: how many fdatasyncs each command costs (strace)
@@ -69,3 +71,5 @@ mod prop_url;
 mod rebuild;
 #[path = "it/syncs.rs"]
 mod syncs;
+#[path = "it/tex.rs"]
+mod tex;

@@ -190,7 +190,12 @@ impl<'s, 'a> Listing<'s, 'a> {
             };
             let mut reported: BTreeSet<&str> = BTreeSet::new();
             for e in run {
-                if normalize(&e.url) != url && reported.insert(&e.url) {
+                // A BibTeX entry carries `{`, `}` and `\` of the query percent-encoded
+                // (`render::sources::tex_url`): either form is the ledger's URL.
+                let same = |u: &str| normalize(u) == url;
+                let matches = same(&e.url)
+                    || crate::render::sources::tex_url_decoded(&e.url).is_some_and(|d| same(&d));
+                if !matches && reported.insert(&e.url) {
                     errors.push(Finding::at(mismatched(e, &url), Some(e.line)));
                 }
             }

@@ -9,43 +9,29 @@
 //! ```
 //!
 //! The title (the URL when there is none) is escaped for LaTeX with the bibtex style's
-//! [`bibtex_escape`]. `url` is a verbatim field for biblatex (biber reads it as is, and
-//! it is typeset with `\url`), so `%`, `#`, `_` and `~` stay literal; escaping them would
-//! put backslashes into the link. Only what would break the field itself, `{`, `}` and
-//! `\` (which a canonical URL can still carry in its query), is percent-encoded, which
-//! leaves the address the same. `urldate` is written only for a real `YYYY-MM-DD` date,
+//! [`bibtex_escape`], so that any title, braces and control characters included, leaves
+//! the rest of the file readable to biber. `url` is a verbatim field for biblatex (biber
+//! reads it as is, and it is typeset with `\url`), so `%`, `#`, `_` and `~` stay literal;
+//! escaping them would put backslashes into the link. Only what would break the field
+//! itself, `{`, `}` and `\`, is percent-encoded ([`tex_url`]). `urldate` is written only for a real `YYYY-MM-DD` date,
 //! since biber refuses anything else there.
 
 use std::io::{self, Write};
 
 use crate::ledger::{Source, SourceEntry};
-use crate::render::sources::bibtex_escape;
+use crate::render::sources::{bibtex_escape, tex_url};
 
 /// The entry for `s`, without a trailing newline.
 pub fn entry(s: &Source) -> String {
     let title = if s.title.is_empty() { &s.url } else { &s.title };
     let mut fields = vec![
         format!("  title = {{{}}}", bibtex_escape(title)),
-        format!("  url = {{{}}}", url_field(&s.url)),
+        format!("  url = {{{}}}", tex_url(&s.url)),
     ];
     if let Some((y, m, d)) = super::date_parts(&s.accessed) {
         fields.push(format!("  urldate = {{{y:04}-{m:02}-{d:02}}}"));
     }
     format!("@online{{source{},\n{}\n}}", s.id, fields.join(",\n"))
-}
-
-/// A URL for the verbatim `url` field: braces and backslashes percent-encoded.
-fn url_field(url: &str) -> String {
-    let mut out = String::with_capacity(url.len());
-    for c in url.chars() {
-        match c {
-            '{' => out.push_str("%7B"),
-            '}' => out.push_str("%7D"),
-            '\\' => out.push_str("%5C"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// Writes the entries, a blank line between two, streaming. Returns how many.
@@ -79,11 +65,11 @@ mod tests {
                 "https://a.example/x_y?q=%7E#",
                 "2024-01-02"
             )),
-            "@online{source3,\n  title = {R\\&D at 100\\% \\{now\\}},\n  url = {https://a.example/x_y?q=%7E#},\n  urldate = {2024-01-02}\n}"
+            "@online{source3,\n  title = {R\\&D at 100\\% \\textbraceleft{}now\\textbraceright{}},\n  url = {https://a.example/x_y?q=%7E#},\n  urldate = {2024-01-02}\n}"
         );
         assert_eq!(
             entry(&src("", "https://a.example/?q={x}", "someday")),
-            "@online{source3,\n  title = {https://a.example/?q=\\{x\\}},\n  url = {https://a.example/?q=%7Bx%7D}\n}"
+            "@online{source3,\n  title = {https://a.example/?q=\\textbraceleft{}x\\textbraceright{}},\n  url = {https://a.example/?q=%7Bx%7D}\n}"
         );
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! An array of `webpage` items. `id` is `source<N>`, the key the bibtex and biblatex
 //! outputs use, so `[@source3]` cites ledger id 3 whichever bibliography a writer uses.
-//! `title` falls back to the URL (an untitled item would render as nothing useful);
+//! `title` falls back to the URL (an untitled item would render as nothing useful) and
+//! is kept from being read as markup ([`csl_text`]);
 //! `accessed` is CSL date-parts `[[Y, M, D]]`, or `{"raw": …}` for a date imported in
 //! another form, and absent when there is none. What CSL has no variable for goes under
 //! `custom` (CSL-JSON 1.0.2), which citation processors carry without reading: the
@@ -73,11 +74,7 @@ pub fn item(e: &SourceEntry) -> Item {
         id: format!("source{}", s.id),
         kind: "webpage",
         url: s.url.clone(),
-        title: if s.title.is_empty() {
-            s.url.clone()
-        } else {
-            s.title.clone()
-        },
+        title: csl_text(if s.title.is_empty() { &s.url } else { &s.title }),
         accessed,
         custom: Custom {
             ledger_id: s.id,
@@ -85,6 +82,31 @@ pub fn item(e: &SourceEntry) -> Item {
             snapshots,
         },
     }
+}
+
+/// `text` as CSL-JSON rich text that reads back as `text`.
+///
+/// Citation processors read a few HTML-like tags in CSL-JSON strings as markup (`<i>`,
+/// `<b>`, `<u>`, `<sc>`, `<sup>`, `<sub>`, `<span class="nocase">`, `<span
+/// style=…>`…), and neither pandoc's citeproc nor citeproc-js decodes entities, so
+/// `&lt;` would print as is. A `<` that could open or close a tag (followed by a letter
+/// or `/`) is followed by an empty `<span class="nocase"></span>`, which both read as
+/// markup with no text and no effect: the `<` no longer starts a tag and prints as
+/// itself. Any other `<` is left alone.
+pub fn csl_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '<'
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == '/')
+        {
+            out.push_str("<span class=\"nocase\"></span>");
+        }
+    }
+    out
 }
 
 /// Writes the array, streaming the items. Returns how many were written.
@@ -144,5 +166,21 @@ mod tests {
             })
         );
         assert_eq!(item(&entry("", "")).accessed, None);
+    }
+
+    /// Issue 12: citeproc (pandoc's and citeproc-js) reads `<i>`, `<b>`, `<sup>`,
+    /// `<span class="nocase">`… in a title as markup; a page title is plain text.
+    #[test]
+    fn issue12_titles_are_not_read_as_markup() {
+        assert_eq!(
+            csl_text("<i>x</i> <span class=\"nocase\">y</span> a < b <3"),
+            "<<span class=\"nocase\"></span>i>x<<span class=\"nocase\"></span>/i> \
+             <<span class=\"nocase\"></span>span class=\"nocase\">y<<span class=\"nocase\"></span>/span> a < b <3"
+        );
+        assert_eq!(csl_text("plain & simple"), "plain & simple");
+        assert_eq!(
+            item(&entry("<b>bold</b>", "2024-01-02")).title,
+            "<<span class=\"nocase\"></span>b>bold<<span class=\"nocase\"></span>/b>"
+        );
     }
 }

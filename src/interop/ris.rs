@@ -5,16 +5,30 @@
 //! TI  - title (the URL when there is none)
 //! UR  - url
 //! Y2  - YYYY/MM/DD/
+//! M1  - YYYY/MM/DD/
 //! ER  -
 //! ```
 //!
 //! Lines end with CRLF, as the RIS specification (Research Information Systems) writes
 //! them; every reader we know also takes LF, but not every reader takes LF alone, so the
 //! conservative ending wins. Each tag is two characters, two spaces, a hyphen and a
-//! space, `ER  - ` included. `ELEC` is the type Zotero maps to a web page, and `Y2` is
-//! where it reads the access date from, in the spec's `YYYY/MM/DD/` form; it is left out
-//! for a date not recorded as `YYYY-MM-DD`. A blank line separates records. Titles are
-//! one line already (the ledger folds line breaks).
+//! space, `ER  - ` included. `ELEC` is the type Zotero and citation-js map to a web page
+//! (CSL `webpage`). A blank line separates records. Titles are one line already (the
+//! ledger folds line breaks).
+//!
+//! The access date is written twice, `Y2` and `M1`, both in the spec's `YYYY/MM/DD/`
+//! form, because the readers people use disagree on where an `ELEC` record keeps it:
+//!
+//! - Zotero's RIS import (zotero/translators `RIS.js`) reads `Y2` as `accessDate` for
+//!   every type, and also takes `M1` (then `VL`) of a web page as the access date
+//!   EndNote writes there, only when `Y2` gave none; its own export writes `Y2`.
+//! - citation-js (`@citation-js/plugin-ris`, its default "mixed" spec) maps `accessed`
+//!   of an `ELEC` record from `M1`, then `VL`, following EndNote's Web Page type, where
+//!   `M1` is "Access Date" and `VL` "Access Year"; it ignores `Y2` there.
+//! - rispy reads `Y2` as `access_date` for every type (and `M1` as a `note`).
+//!
+//! `VL` is not written: rispy and most other readers take it as a volume. Neither tag is
+//! written for a date not recorded as `YYYY-MM-DD`.
 
 use std::io::{self, Write};
 
@@ -29,6 +43,7 @@ pub fn record(s: &Source) -> String {
     out.push_str(&format!("UR  - {}\r\n", one_line(&s.url)));
     if let Some((y, m, d)) = super::date_parts(&s.accessed) {
         out.push_str(&format!("Y2  - {y:04}/{m:02}/{d:02}/\r\n"));
+        out.push_str(&format!("M1  - {y:04}/{m:02}/{d:02}/\r\n"));
     }
     out.push_str("ER  - \r\n");
     out
@@ -63,7 +78,7 @@ mod tests {
         };
         assert_eq!(
             record(&s),
-            "TY  - ELEC\r\nTI  - A page\r\nUR  - https://a.example/p\r\nY2  - 2024/01/02/\r\nER  - \r\n"
+            "TY  - ELEC\r\nTI  - A page\r\nUR  - https://a.example/p\r\nY2  - 2024/01/02/\r\nM1  - 2024/01/02/\r\nER  - \r\n"
         );
         s.title.clear();
         s.accessed = "n.d.".into();

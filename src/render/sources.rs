@@ -1,8 +1,9 @@
 //! The generated Sources block, in every style, from ledger entries.
 //!
-//! Byte-for-byte the output of `sources.py`'s `render_sources`, except that BibTeX
-//! fields are escaped (the reference pasted titles and URLs raw, which broke on `&`,
-//! `%`, `_` and braces).
+//! Byte-for-byte the output of `sources.py`'s `render_sources`, except in BibTeX
+//! entries: titles are escaped so that any title typesets (the reference pasted them
+//! raw, which broke on `&`, `%`, `_` and braces), URLs are made safe for `\url`, and a
+//! `urldate` field follows `note`, since biblatex and pandoc print only that one.
 
 use crate::ledger::Source;
 
@@ -52,11 +53,17 @@ pub fn block(sources: &[Source], style: Style) -> String {
         Style::Bibtex => {
             for s in sources {
                 let title = if s.title.is_empty() { &s.url } else { &s.title };
+                // `note` for BibTeX styles, which print it; `urldate` for biblatex and
+                // pandoc's CSL styles, which print only that (and only a real date).
+                let urldate = match crate::interop::date_parts(&s.accessed) {
+                    Some((y, m, d)) => format!(",\n  urldate = {{{y:04}-{m:02}-{d:02}}}"),
+                    None => String::new(),
+                };
                 lines.push(format!(
-                    "@misc{{source{},\n  title = {{{}}},\n  howpublished = {{\\url{{{}}}}},\n  note = {{Accessed {}}}\n}}",
+                    "@misc{{source{},\n  title = {{{}}},\n  howpublished = {{\\url{{{}}}}},\n  note = {{Accessed {}}}{urldate}\n}}",
                     s.id,
                     bibtex_escape(title),
-                    url_escape(&s.url),
+                    tex_url(&s.url),
                     bibtex_escape(&s.accessed)
                 ));
             }
@@ -89,35 +96,127 @@ pub fn block(sources: &[Source], style: Style) -> String {
     lines.join("\n")
 }
 
-/// Escapes text for a BibTeX field: the ten characters LaTeX treats specially.
+/// Escapes text for a BibTeX or BibLaTeX field so that BibTeX, biber, pdfLaTeX and
+/// LuaLaTeX all print it as written, whatever it holds.
+///
+/// - The LaTeX specials become commands. Braces become `\textbraceleft{}` and
+///   `\textbraceright{}`, not `\{` and `\}`: BibTeX and biber count every brace,
+///   escaped or not, so one unbalanced `\}` made biber drop the whole file and bibtex
+///   stop.
+/// - `<`, `>`, `|` and `"` become commands too: in the OT1 encoding pdfLaTeX starts
+///   with they print as `¡`, `¿`, `—` and `”`.
+/// - TeX fonts turn `--`, `---`, ``` `` ```, `''`, `?``, `!``, `<<`, `>>` and `,,` into
+///   one glyph (pdfLaTeX's fonts, and LuaLaTeX's `Ligatures=TeX`). An italic correction
+///   `\/` between two such characters stops that in both engines, where `{}` does not
+///   stop it in LuaLaTeX. Under `Ligatures=TeX` a lone `'`, `` ` `` or `"` still takes
+///   its typographic shape (’ ‘ ”): that is a glyph choice, not a lost character.
+/// - Control characters (C0, DEL, C1) and noncharacters never reach TeX: lualatex stops
+///   on them (`Text line contains an invalid character`). Those that break lines become
+///   a space, like the line separators; the others are dropped. U+FFFD, which LuaTeX
+///   refuses as input, becomes `?`.
 pub fn bibtex_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    let mut after_ligature_char = false;
     for c in text.chars() {
+        if c.is_control() || is_noncharacter(c) || matches!(c, '\u{2028}' | '\u{2029}') {
+            if matches!(
+                c,
+                '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}'
+            ) {
+                out.push(' ');
+                after_ligature_char = false;
+            }
+            continue;
+        }
+        // LuaTeX reads U+FFFD in its input as a byte that is not UTF-8, and stops
+        // ("String contains an invalid utf-8 sequence"); it marks a character lost
+        // before the ledger, and a question mark says the same in every engine.
+        let c = if c == '\u{fffd}' { '?' } else { c };
+        let ligature_char = matches!(c, '-' | '`' | '\'' | '"' | '<' | '>' | ',' | '!' | '?');
+        if ligature_char && after_ligature_char {
+            out.push_str("\\/");
+        }
+        after_ligature_char = ligature_char;
         match c {
-            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+            '&' | '%' | '$' | '#' | '_' => {
                 out.push('\\');
                 out.push(c);
             }
+            '{' => out.push_str("\\textbraceleft{}"),
+            '}' => out.push_str("\\textbraceright{}"),
             '\\' => out.push_str("\\textbackslash{}"),
             '~' => out.push_str("\\textasciitilde{}"),
             '^' => out.push_str("\\textasciicircum{}"),
+            '<' => out.push_str("\\textless{}"),
+            '>' => out.push_str("\\textgreater{}"),
+            '|' => out.push_str("\\textbar{}"),
+            '"' => out.push_str("\\textquotedbl{}"),
+            '\'' => out.push_str("\\textquotesingle{}"),
+            '`' => out.push_str("\\textasciigrave{}"),
             _ => out.push(c),
         }
     }
     out
 }
 
-/// Escapes a URL for `\url{…}`: `\url` takes most characters verbatim, but `%` and `#`
-/// must be escaped and braces balanced.
-fn url_escape(url: &str) -> String {
+/// U+FDD0–U+FDEF and the last two code points of every plane: never text, and TeX
+/// engines refuse some of them as input.
+fn is_noncharacter(c: char) -> bool {
+    let n = u32::from(c);
+    (0xFDD0..=0xFDEF).contains(&n) || n & 0xFFFE == 0xFFFE
+}
+
+/// A URL for `\url{…}` in a BibTeX field, and for biblatex's verbatim `url` field.
+///
+/// Everything but `{`, `}` and `\` stays as it is. url.sty reads the argument of a
+/// `\url` that is not inside another command's argument verbatim (where BibTeX styles
+/// write `howpublished`), so `%`, `#`, `_` and `~` print as themselves, while an
+/// escaped `\%` printed its backslash under url.sty. Braces must stay balanced for
+/// BibTeX, biber and `\url`, and a backslash would start a command, so those three are
+/// percent-encoded: a canonical URL has them only in its query, where the encoded form
+/// addresses the same thing. [`tex_url_decoded`] turns them back.
+pub fn tex_url(url: &str) -> String {
     let mut out = String::with_capacity(url.len());
     for c in url.chars() {
-        if matches!(c, '%' | '#' | '{' | '}' | '\\') {
-            out.push('\\');
+        match c {
+            '{' => out.push_str("%7B"),
+            '}' => out.push_str("%7D"),
+            '\\' => out.push_str("%5C"),
+            _ => out.push(c),
         }
-        out.push(c);
     }
     out
+}
+
+/// [`tex_url`] undone: `%7B`, `%7D` and `%5C` (either case) back to `{`, `}` and `\`;
+/// `None` when there is none. A URL read back from a rendered entry may be either form.
+pub fn tex_url_decoded(url: &str) -> Option<String> {
+    let mut out = String::with_capacity(url.len());
+    let mut rest = url;
+    let mut changed = false;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let code = rest.get(at + 1..at + 3).map(str::to_ascii_uppercase);
+        let decoded = match code.as_deref() {
+            Some("7B") => Some('{'),
+            Some("7D") => Some('}'),
+            Some("5C") => Some('\\'),
+            _ => None,
+        };
+        match decoded {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[at + 3..];
+                changed = true;
+            }
+            None => {
+                out.push('%');
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
 }
 
 /// A parsed `--only` list: ids and inclusive ranges.
@@ -210,7 +309,7 @@ mod tests {
         );
         assert_eq!(
             block(&s[1..], Style::Bibtex),
-            "@misc{source2,\n  title = {https://b.example},\n  howpublished = {\\url{https://b.example}},\n  note = {Accessed 2026-11-30}\n}"
+            "@misc{source2,\n  title = {https://b.example},\n  howpublished = {\\url{https://b.example}},\n  note = {Accessed 2026-11-30},\n  urldate = {2026-11-30}\n}"
         );
         assert_eq!(block(&[], Style::Markdown), "");
     }
@@ -219,8 +318,162 @@ mod tests {
     fn bibtex_escapes_what_latex_needs() {
         assert_eq!(
             bibtex_escape(r"R&D 100% $5 #1 a_b {x} \ ~ ^"),
-            r"R\&D 100\% \$5 \#1 a\_b \{x\} \textbackslash{} \textasciitilde{} \textasciicircum{}"
+            r"R\&D 100\% \$5 \#1 a\_b \textbraceleft{}x\textbraceright{} \textbackslash{} \textasciitilde{} \textasciicircum{}"
         );
+    }
+
+    /// Issue 12: under url.sty `\url{…Caf\%C3\%A9}` printed the backslashes, and `\{`
+    /// broke hyperref; the access date sat only in `note`, which CSL styles never print.
+    #[test]
+    fn issue12_bibtex_urls_are_verbatim_and_dated() {
+        let mut s = src(4, "https://a.example/Caf%C3%A9?q={x}\\y#z_~;", "T");
+        assert_eq!(
+            block(std::slice::from_ref(&s), Style::Bibtex),
+            "@misc{source4,\n  title = {T},\n  howpublished = {\\url{https://a.example/Caf%C3%A9?q=%7Bx%7D%5Cy#z_~;}},\n  note = {Accessed 2026-11-30},\n  urldate = {2026-11-30}\n}"
+        );
+        // No `urldate` for a date recorded in another form: biber refuses it there.
+        s.accessed = "last spring".into();
+        assert!(
+            block(std::slice::from_ref(&s), Style::Bibtex)
+                .ends_with("  note = {Accessed last spring}\n}")
+        );
+        assert_eq!(
+            tex_url("https://a.example/?q={x}\\"),
+            "https://a.example/?q=%7Bx%7D%5C"
+        );
+    }
+
+    /// Issue 12: one unbalanced `}` (written `\}`) made biber reject the whole file.
+    #[test]
+    fn issue12_braces_are_brace_safe() {
+        let t = bibtex_escape("a } b { c");
+        assert_eq!(t, r"a \textbraceright{} b \textbraceleft{} c");
+        // What BibTeX and biber count, backslashes or not, is balanced.
+        assert_eq!(t.matches('{').count(), t.matches('}').count());
+    }
+
+    /// Issue 12: `--`, `---`, ``` `` ```, `''`, `?``, `!``, `<<`, `>>`, `,,` are ligatures
+    /// in TeX fonts; each character must print as itself.
+    #[test]
+    fn issue12_ligatures_are_broken_up() {
+        assert_eq!(bibtex_escape("a--b"), r"a-\/-b");
+        assert_eq!(bibtex_escape("---"), r"-\/-\/-");
+        assert_eq!(
+            bibtex_escape("``y''"),
+            r"\textasciigrave{}\/\textasciigrave{}y\textquotesingle{}\/\textquotesingle{}"
+        );
+        assert_eq!(
+            bibtex_escape("?` !`"),
+            r"?\/\textasciigrave{} !\/\textasciigrave{}"
+        );
+        assert_eq!(
+            bibtex_escape("<<a>> ,, \"|\""),
+            r"\textless{}\/\textless{}a\textgreater{}\/\textgreater{} ,\/, \textquotedbl{}\textbar{}\textquotedbl{}"
+        );
+        // A single hyphen stays a hyphen (and a break point).
+        assert_eq!(bibtex_escape("e-mail"), "e-mail");
+    }
+
+    /// Issue 12: control characters stopped lualatex (`Text line contains an invalid
+    /// character`); line-breaking ones become spaces, the others go.
+    #[test]
+    fn issue12_control_characters_never_reach_tex() {
+        assert_eq!(
+            bibtex_escape("a\u{0}b\u{7}c\u{1b}d\u{7f}e\u{85}f\u{9f}g\u{fffe}h"),
+            "abcde fgh"
+        );
+        assert_eq!(bibtex_escape("a\tb\nc\rd\u{2028}e"), "a b c d e");
+        // A control character between two hyphens does not let them join.
+        assert_eq!(bibtex_escape("-\u{1}-"), r"-\/-");
+        assert_eq!(
+            bibtex_escape("Caf\u{fffd} \u{fffd}`"),
+            r"Caf? ?\/\textasciigrave{}"
+        );
+    }
+
+    /// What TeX-side readers rely on, for any text at all: braces balanced as BibTeX
+    /// and biber count them (no brace at all but those of the commands written), no
+    /// character TeX refuses, no raw LaTeX special, and no two characters that could
+    /// form a ligature side by side.
+    fn tex_safe(out: &str) -> Result<(), String> {
+        let mut depth = 0i64;
+        for c in out.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            if !(0..=1).contains(&depth) {
+                return Err(format!("brace depth {depth} in {out:?}"));
+            }
+            if c.is_control() || is_noncharacter(c) || c == '\u{fffd}' {
+                return Err(format!("{c:?} in {out:?}"));
+            }
+        }
+        if depth != 0 {
+            return Err(format!("unbalanced {out:?}"));
+        }
+        // Set the commands aside: U+FDD0 for one that prints a character that can join
+        // a ligature, U+FDD1 for one that cannot (noncharacters: never in the output's
+        // text), and `\/` as the break it is.
+        let (joining, neutral) = ('\u{fdd0}', '\u{fdd1}');
+        let mut text = out.to_string();
+        for (cmd, mark) in [
+            ("\\textbraceleft{}", neutral),
+            ("\\textbraceright{}", neutral),
+            ("\\textbackslash{}", neutral),
+            ("\\textasciitilde{}", neutral),
+            ("\\textasciicircum{}", neutral),
+            ("\\textbar{}", neutral),
+            ("\\textless{}", joining),
+            ("\\textgreater{}", joining),
+            ("\\textquotedbl{}", joining),
+            ("\\textquotesingle{}", joining),
+            ("\\textasciigrave{}", joining),
+            ("\\&", neutral),
+            ("\\%", neutral),
+            ("\\$", neutral),
+            ("\\#", neutral),
+            ("\\_", neutral),
+            ("\\/", ' '),
+        ] {
+            text = text.replace(cmd, &mark.to_string());
+        }
+        if let Some(c) = text.chars().find(|c| "\\{}&%$#_~^<>|\"'`".contains(*c)) {
+            return Err(format!("raw {c:?} in {out:?}"));
+        }
+        let joins = |c: char| matches!(c, '-' | ',' | '!' | '?') || c == joining;
+        let chars: Vec<char> = text.chars().collect();
+        if let Some(w) = chars.windows(2).find(|w| joins(w[0]) && joins(w[1])) {
+            return Err(format!("{:?}{:?} may join in {out:?}", w[0], w[1]));
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn issue12_any_title_is_tex_safe(
+            title in "(\\PC|[\\x00-\\x1f\\x7f-\\x9f{}\\\\`'\"<>,!?|-]|\u{fffd}|\u{2028}){0,40}"
+        ) {
+            let out = bibtex_escape(&title);
+            if let Err(e) = tex_safe(&out) {
+                proptest::prop_assert!(false, "{}", e);
+            }
+        }
+
+        #[test]
+        fn issue12_tex_urls_decode_back(url in "https://a\\.example/\\?[a-z{}\\\\]{0,20}") {
+            let tex = tex_url(&url);
+            let braces = tex.contains(['{', '}', '\\']);
+            proptest::prop_assert!(!braces, "{}", tex);
+            if url.contains(['{', '}', '\\']) {
+                proptest::prop_assert_eq!(tex_url_decoded(&tex), Some(url));
+            } else {
+                proptest::prop_assert_eq!(tex, url);
+            }
+        }
     }
 
     #[test]

@@ -115,9 +115,9 @@ fn footnotes_style() {
 fn bibtex_style() {
     assert_eq!(
         render(&three(), &["--style", "bibtex"]),
-        "@misc{source1,\n  title = {Alpha report},\n  howpublished = {\\url{https://a.example/x}},\n  note = {Accessed 2024-03-05}\n}\n\
-         @misc{source2,\n  title = {https://b.example/y},\n  howpublished = {\\url{https://b.example/y}},\n  note = {Accessed 2024-03-05}\n}\n\
-         @misc{source3,\n  title = {Gamma},\n  howpublished = {\\url{https://c.example/z?q=1}},\n  note = {Accessed 2024-03-05}\n}\n"
+        "@misc{source1,\n  title = {Alpha report},\n  howpublished = {\\url{https://a.example/x}},\n  note = {Accessed 2024-03-05},\n  urldate = {2024-03-05}\n}\n\
+         @misc{source2,\n  title = {https://b.example/y},\n  howpublished = {\\url{https://b.example/y}},\n  note = {Accessed 2024-03-05},\n  urldate = {2024-03-05}\n}\n\
+         @misc{source3,\n  title = {Gamma},\n  howpublished = {\\url{https://c.example/z?q=1}},\n  note = {Accessed 2024-03-05},\n  urldate = {2024-03-05}\n}\n"
     );
 }
 
@@ -140,7 +140,9 @@ fn bibtex_escapes_what_latex_needs() {
     ]);
     let out = render(&sb, &["--style", "bibtex"]);
     assert!(
-        out.contains("  title = {R\\&D: 100\\% of \\$5 for \\#1 in a\\_b \\{x\\}},\n"),
+        out.contains(
+            "  title = {R\\&D: 100\\% of \\$5 for \\#1 in a\\_b \\textbraceleft{}x\\textbraceright{}},\n"
+        ),
         "{out}"
     );
     // The URL as a title is escaped like any title.
@@ -149,13 +151,45 @@ fn bibtex_escapes_what_latex_needs() {
         "{out}"
     );
     assert!(out.contains("@misc{source2,\n"), "{out}");
-    assert!(out.contains("  note = {Accessed 2024-03-05}\n}\n"), "{out}");
-    // Every brace is balanced once escapes are set aside.
-    let unescaped = out.replace("\\{", "").replace("\\}", "");
-    assert_eq!(
-        unescaped.matches('{').count(),
-        unescaped.matches('}').count()
+    assert!(
+        out.contains("  note = {Accessed 2024-03-05},\n  urldate = {2024-03-05}\n}\n"),
+        "{out}"
     );
+    // Every brace is balanced, as BibTeX and biber count them: backslashes or not.
+    assert_eq!(out.matches('{').count(), out.matches('}').count());
+}
+
+/// Issue 12: a title with one unbalanced brace, ligature sequences and control
+/// characters, and a URL with `%`, `#`, `_`, `~`, `;` and braces in its query: the
+/// entry stays balanced, the URL verbatim for `\url`, and `verify` still reads the
+/// rendered block as the ledger's.
+#[test]
+fn issue12_bibtex_block_of_hostile_titles_and_urls_still_verifies() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "add",
+        "https://a.example/Caf%C3%A9/x_y~z;p?q={a}&r=\\",
+        "--title",
+        // `add` stores the bell as U+FFFD, which LuaTeX refuses: it is written `?`.
+        "half } brace -- x --- ``y'' ?` !` \u{7}bell",
+        "--accessed",
+        "2024-03-05",
+    ]);
+    let out = render(&sb, &["--style", "bibtex"]);
+    assert_eq!(
+        out,
+        "@misc{source1,\n  \
+         title = {half \\textbraceright{} brace -\\/- x -\\/-\\/- \\textasciigrave{}\\/\\textasciigrave{}y\\textquotesingle{}\\/\\textquotesingle{} ?\\/\\textasciigrave{} !\\/\\textasciigrave{} ?bell},\n  \
+         howpublished = {\\url{https://a.example/Caf%C3%A9/x_y~z;p?q=%7Ba%7D&r=%5C}},\n  \
+         note = {Accessed 2024-03-05},\n  \
+         urldate = {2024-03-05}\n}\n"
+    );
+    let draft = sb.file("draft.md", "Cafés serve coffee in many places [1].\n");
+    sb.ok(&["render", "--style", "bibtex", "--replace-in", s(&draft)]);
+    sb.cite()
+        .args(["verify", s(&draft), "--strict"])
+        .assert()
+        .success();
 }
 
 #[test]

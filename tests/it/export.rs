@@ -172,7 +172,7 @@ fn biblatex_entries_are_online_with_urldate_and_escaping() {
         export(&sb, "biblatex"),
         "@online{source1,\n  title = {Ice - Wikipedia},\n  url = {https://en.wikipedia.org/wiki/Ice},\n  urldate = {2025-03-01}\n}\n\
          \n\
-         @online{source2,\n  title = {R\\&D \\{costs\\} 100\\% \\#1},\n  url = {https://example.com/r&d?q=a_b},\n  urldate = {2025-03-02}\n}\n\
+         @online{source2,\n  title = {R\\&D \\textbraceleft{}costs\\textbraceright{} 100\\% \\#1},\n  url = {https://example.com/r&d?q=a_b},\n  urldate = {2025-03-02}\n}\n\
          \n\
          @online{source3,\n  title = {https://numpy.org},\n  url = {https://numpy.org},\n  urldate = {2025-03-03}\n}\n"
     );
@@ -184,11 +184,11 @@ fn ris_records_are_elec_with_crlf_lines() {
     sample(&sb);
     assert_eq!(
         export(&sb, "ris"),
-        "TY  - ELEC\r\nTI  - Ice - Wikipedia\r\nUR  - https://en.wikipedia.org/wiki/Ice\r\nY2  - 2025/03/01/\r\nER  - \r\n\
+        "TY  - ELEC\r\nTI  - Ice - Wikipedia\r\nUR  - https://en.wikipedia.org/wiki/Ice\r\nY2  - 2025/03/01/\r\nM1  - 2025/03/01/\r\nER  - \r\n\
          \r\n\
-         TY  - ELEC\r\nTI  - R&D {costs} 100% #1\r\nUR  - https://example.com/r&d?q=a_b\r\nY2  - 2025/03/02/\r\nER  - \r\n\
+         TY  - ELEC\r\nTI  - R&D {costs} 100% #1\r\nUR  - https://example.com/r&d?q=a_b\r\nY2  - 2025/03/02/\r\nM1  - 2025/03/02/\r\nER  - \r\n\
          \r\n\
-         TY  - ELEC\r\nTI  - https://numpy.org\r\nUR  - https://numpy.org\r\nY2  - 2025/03/03/\r\nER  - \r\n"
+         TY  - ELEC\r\nTI  - https://numpy.org\r\nUR  - https://numpy.org\r\nY2  - 2025/03/03/\r\nM1  - 2025/03/03/\r\nER  - \r\n"
     );
 }
 
@@ -600,4 +600,60 @@ fn pandoc_citeproc_renders_the_csl_json_export() {
     let text = run_pandoc(pandoc, sb.path(), "export.bib").to_lowercase();
     assert!(text.contains("numpy documentation"), "{text}");
     assert!(text.contains("https://en.wikipedia.org/wiki/ice"), "{text}");
+}
+
+/// Issue 12: citeproc read `<i>…</i>` and `<span class="nocase">` in a CSL-JSON title
+/// as markup; and the access date of `render --style bibtex` sat only in `note`, which
+/// pandoc's CSL styles never print.
+#[test]
+fn issue12_pandoc_prints_tag_like_titles_as_text_and_the_bibtex_access_date() {
+    let Some(pandoc) = pandoc() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let title = r#"Why <i>x</i> and <span class="nocase">y</span> <b>stay</b> <sup>2</sup>"#;
+    sb.ok(&[
+        "add",
+        "https://tags.example/p",
+        "--title",
+        title,
+        "--accessed",
+        "2025-03-01",
+    ]);
+    sb.file("doc.md", "Tags stay text [@source1].\n");
+    let bib = sb.path().join("export.json");
+    sb.ok(&[
+        "export",
+        "--format",
+        "csl-json",
+        "-o",
+        bib.to_str().unwrap(),
+    ]);
+    let text = run_pandoc(pandoc, sb.path(), "export.json");
+    // The style may change the case of a title and the shape of its quotes; the tags
+    // must come out as text, not as italics, bold or superscript.
+    let text: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if matches!(c, '‘' | '’' | '“' | '”') {
+                '"'
+            } else {
+                c
+            }
+        })
+        .collect();
+    for tag in [
+        "<i>x</i>",
+        r#"<span class="nocase">y</span>"#,
+        "<b>stay</b>",
+        "<sup>2</sup>",
+    ] {
+        assert!(text.contains(tag), "{tag} missing from: {text}");
+    }
+    // pandoc reads the block `render --style bibtex` writes, and prints its access date.
+    sb.file("refs.bib", &sb.ok(&["render", "--style", "bibtex"]));
+    let text = run_pandoc(pandoc, sb.path(), "refs.bib");
+    assert!(text.contains("March 1, 2025"), "{text}");
+    assert!(text.contains("https://tags.example/p"), "{text}");
 }
