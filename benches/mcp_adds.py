@@ -6,7 +6,10 @@ calls the `add` tool with a new URL, waits for the answer, and calls again: sequ
 calls, no pipelining. Every answered id must be on disk afterwards (checked with
 `cite list --json`), so the figure is of durable adds.
 
-Usage: benches/mcp_adds.py CITE_BINARY [CLIENTS] [ADDS_PER_CLIENT]
+With INFLIGHT above 1, each client keeps that many calls in flight (an agent's parallel
+tool calls): the server commits the adds that arrive together in one transaction.
+
+Usage: benches/mcp_adds.py CITE_BINARY [CLIENTS] [ADDS_PER_CLIENT] [INFLIGHT]
 """
 
 import json
@@ -18,7 +21,7 @@ import threading
 import time
 
 
-def client(cite, ledger, n, tag, out):
+def client(cite, ledger, n, tag, out, inflight=1):
     env = dict(os.environ)
     env.pop("CITE_LEDGER", None)
     p = subprocess.Popen(
@@ -49,17 +52,30 @@ def client(cite, ledger, n, tag, out):
         "clientInfo": {"name": "bench", "version": "0"}}})
     call({"jsonrpc": "2.0", "method": "notifications/initialized"})
     ids, latencies = [], []
-    for i in range(n):
+    sent = {}
+
+    def send(i):
         url = f"https://{tag}.example/{i}"
-        t = time.perf_counter()
-        reply = call({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
-                      "params": {"name": "add", "arguments": {"urls": [url]}}})
+        sent[i + 1] = (url, time.perf_counter())
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                                  "params": {"name": "add", "arguments": {"urls": [url]}}}) + "\n")
+        p.stdin.flush()
+
+    nxt = 0
+    while nxt < min(inflight, n):
+        send(nxt)
+        nxt += 1
+    while sent:
+        reply = json.loads(p.stdout.readline())
+        url, t = sent.pop(reply["id"])
         latencies.append(time.perf_counter() - t)
         result = reply["result"]
         if result.get("isError"):
             raise RuntimeError(result["content"][0]["text"])
-        src = result["structuredContent"]["sources"][0]
-        ids.append((src["id"], url))
+        ids.append((result["structuredContent"]["sources"][0]["id"], url))
+        if nxt < n:
+            send(nxt)
+            nxt += 1
     p.stdin.close()
     p.wait()
     out.append((ids, latencies))
@@ -69,12 +85,13 @@ def main():
     cite = sys.argv[1]
     clients = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     adds = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+    inflight = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     with tempfile.TemporaryDirectory() as d:
         ledger = os.path.join(d, "ledger.redb")
         subprocess.run([cite, "--ledger", ledger, "add", "https://warm.example"],
                        check=True, capture_output=True)
         out = []
-        threads = [threading.Thread(target=client, args=(cite, ledger, adds, f"c{c}", out))
+        threads = [threading.Thread(target=client, args=(cite, ledger, adds, f"c{c}", out, inflight))
                    for c in range(clients)]
         start = time.perf_counter()
         for t in threads:
@@ -94,7 +111,7 @@ def main():
         lost = sum(1 for i, url in answered if on_disk.get(i) != url)
         lat = sorted(x for _, ls in out for x in ls)
         total = clients * adds
-        print(f"{clients} client(s) x {adds} adds: {total / took:.0f} adds/s; "
+        print(f"{clients} client(s) x {adds} adds, {inflight} in flight each: {total / took:.0f} adds/s; "
               f"p50 {lat[len(lat) // 2] * 1e3:.2f} ms, p99 {lat[len(lat) * 99 // 100] * 1e3:.2f} ms; "
               f"answered ids lost: {lost}")
         if lost:

@@ -16,6 +16,8 @@
 //! - `concurrency`: many real processes writing one ledger
 //! - `lock`: bounded waits and the exclusive maintenance lock
 //! - `mcp`: `cite mcp` spoken to over stdio, and shared with CLI writers
+//! - `mcp_group`: the server's kept store and group commit, with CLI writers, rebuild and
+//!   a ledger moved into place
 //! - `crash`: writers killed with SIGKILL mid-write
 //! - `audit`: audit on sound, rebuilt and damaged stores
 //! - `rebuild`: rebuilt stores answer as before; the exclusive lock
@@ -63,6 +65,8 @@ mod import;
 mod lock;
 #[path = "it/mcp.rs"]
 mod mcp;
+#[path = "it/mcp_group.rs"]
+mod mcp_group;
 #[path = "it/model.rs"]
 mod model;
 #[path = "it/prop_url.rs"]

@@ -14,9 +14,12 @@ pub fn run(env: &mut Env<'_>, _args: &Args) -> Result<(), CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::failed(format!("cannot start the MCP server: {e}")))?;
-    let server = Server::new(env.ledger.clone());
+    // Kept open between calls, with group commit (ledger::kept).
+    let ledger = env.ledger.keep_open();
+    let server = Server::new(ledger.clone());
     let served = runtime.block_on(server.serve_stdio());
     // A read of stdin still pending on the blocking pool must not hold the exit.
     runtime.shutdown_background();
+    ledger.close_kept();
     served.map_err(CliError::failed)
 }

@@ -7,6 +7,7 @@
 pub mod audit;
 pub mod import;
 pub mod ingest;
+mod kept;
 pub mod report;
 pub mod url;
 mod view;
@@ -18,6 +19,7 @@ pub use view::{
 };
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -67,6 +69,11 @@ pub enum Error {
     UnknownEpoch { asked: u64, current: u64 },
     #[error(transparent)]
     Import(#[from] import::ImportError),
+    /// Another call committed in the same transaction failed it (see `Ledger::add`).
+    #[error(
+        "{0} (this call shared a commit with another that failed; nothing of it was written — call again)"
+    )]
+    CommittedTogether(String),
 }
 
 impl Error {
@@ -237,6 +244,8 @@ pub struct Ingested {
 pub struct Ledger {
     path: PathBuf,
     wait: Duration,
+    /// For a server: the store it keeps open, and the queue of its group commits.
+    kept: Option<Arc<kept::Kept>>,
 }
 
 /// A title as stored: trimmed, and each line break with the whitespace around it made
@@ -289,11 +298,20 @@ struct Candidate {
     title: String,
 }
 
+/// An add checked and ready to register.
+struct Registration {
+    candidates: Vec<Candidate>,
+    accessed: String,
+    via: Option<String>,
+    snapshot: Option<String>,
+}
+
 impl Ledger {
     pub fn new(path: impl Into<PathBuf>, wait: Duration) -> Ledger {
         Ledger {
             path: path.into(),
             wait,
+            kept: None,
         }
     }
 
@@ -301,13 +319,82 @@ impl Ledger {
         &self.path
     }
 
-    fn open_write(&self) -> Result<Store> {
-        Ok(Store::open_write(&self.path, LockMode::Write, self.wait)?)
+    /// The store to write: this process's own, opened now and closed when dropped, or
+    /// the one a server keeps open.
+    fn open_write(&self) -> Result<kept::Writable<'_>> {
+        match &self.kept {
+            Some(kept) => kept.store(&self.path, self.wait),
+            None => Ok(kept::Writable::Own(Store::open_write(
+                &self.path,
+                LockMode::Write,
+                self.wait,
+            )?)),
+        }
     }
 
     /// Registers each URL; returns one entry per input, duplicates included. Re-adding
     /// returns the existing id; a title given later fills an empty title.
     pub fn add(&self, ctx: &Context, req: &AddRequest) -> Result<Added> {
+        if let Some(answer) = self.kept.as_ref().and_then(|k| k.add(ctx, req.clone())) {
+            return answer;
+        }
+        let r = self.prepare_add(ctx, req)?;
+        self.register(ctx, r, &mut |_, _| {})
+    }
+
+    /// Several adds in one durable transaction, for a group commit: one result per
+    /// request, in order. A request refused on its own (a value that is not a URL, a bad
+    /// date) is refused alone; if the transaction fails, every request in it fails and
+    /// nothing of any is written.
+    fn add_together(&self, ctx: &Context, reqs: Vec<AddRequest>) -> Vec<Result<Added>> {
+        let mut results: Vec<Option<Result<Added>>> = Vec::with_capacity(reqs.len());
+        let mut ready = Vec::new();
+        for (i, req) in reqs.iter().enumerate() {
+            match self.prepare_add(ctx, req) {
+                Ok(r) => {
+                    ready.push((i, r));
+                    results.push(None);
+                }
+                Err(e) => results.push(Some(Err(e))),
+            }
+        }
+        if !ready.is_empty() {
+            let positions: Vec<usize> = ready.iter().map(|(i, _)| *i).collect();
+            let written = self.open_write().and_then(|store| {
+                store.write(&ctx.origin(), self.wait, |w| {
+                    let mut out = Vec::with_capacity(ready.len());
+                    for (i, r) in ready {
+                        out.push((i, register_in(w, r, &mut |_, _| {})?));
+                    }
+                    Ok::<_, Error>(out)
+                })
+            });
+            match written {
+                Ok(out) => {
+                    for (i, added) in out {
+                        results[i] = Some(Ok(added));
+                    }
+                }
+                Err(e) => {
+                    let reason = e.to_string();
+                    let mut first = Some(e);
+                    for i in positions {
+                        results[i] = Some(Err(first
+                            .take()
+                            .unwrap_or_else(|| Error::CommittedTogether(reason.clone()))));
+                    }
+                }
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.expect("every request has a result"))
+            .collect()
+    }
+
+    /// Checks an add and makes its candidates: everything [`Ledger::add`] refuses is
+    /// refused here, before the store is opened.
+    fn prepare_add(&self, ctx: &Context, req: &AddRequest) -> Result<Registration> {
         let title = match req.urls.len() {
             1 => clean_title(req.title.as_deref().unwrap_or("")),
             _ => String::new(),
@@ -328,14 +415,12 @@ impl Ledger {
         if req.snapshot.is_some() && req.urls.len() != 1 {
             return Err(Error::SnapshotNeedsOneUrl(req.urls.len()));
         }
-        self.register(
-            ctx,
+        Ok(Registration {
             candidates,
-            &accessed,
-            via.as_deref(),
-            req.snapshot.as_deref(),
-            &mut |_, _| {},
-        )
+            accessed,
+            via,
+            snapshot: req.snapshot.clone(),
+        })
     }
 
     /// Registers every URL found in JSON tool output, in one transaction.
@@ -367,113 +452,25 @@ impl Ledger {
                 title: f.title,
             })
             .collect();
-        let sources = self
-            .register(
-                ctx,
-                candidates,
-                &ctx.today(),
-                via.as_deref(),
-                None,
-                progress,
-            )?
-            .sources;
+        let registration = Registration {
+            candidates,
+            accessed: ctx.today(),
+            via,
+            snapshot: None,
+        };
+        let sources = self.register(ctx, registration, progress)?.sources;
         Ok(Ingested { sources, skipped })
     }
 
     fn register(
         &self,
         ctx: &Context,
-        candidates: Vec<Candidate>,
-        accessed: &str,
-        via: Option<&str>,
-        snapshot: Option<&str>,
+        registration: Registration,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Added> {
-        let total = candidates.len() as u64;
         let store = self.open_write()?;
-        let origin = ctx.origin();
-        store.write(&origin, self.wait, |w| {
-            let epoch = w.epoch();
-            let mut out = Vec::with_capacity(candidates.len());
-            // Candidates are consumed as they are registered, so a large ingest holds
-            // each URL once, not once as input and again as output.
-            for (done, c) in (1..).zip(candidates) {
-                progress(done, total);
-                if let Some(id) = w.lookup(epoch, &c.url)? {
-                    // The url index is a view: an entry that does not lead back to its own
-                    // URL must not hand out another source's id.
-                    let mut row = match w.source(epoch, id)? {
-                        Some(row) if row.url == c.url => row,
-                        other => {
-                            return Err(StoreError::ViewsDisagree {
-                                detail: format!(
-                                    "the url index gives {} as [{}], which is {}",
-                                    c.url,
-                                    id.0,
-                                    other.map_or("missing".to_string(), |r| r.url)
-                                ),
-                            }
-                            .into());
-                        }
-                    };
-                    if row.title.is_empty() && !c.title.is_empty() {
-                        w.append(Event::TitleSet {
-                            epoch,
-                            id,
-                            title: c.title.clone(),
-                        })?;
-                        row.title = c.title;
-                    }
-                    let quotes = if row.quotes > 0 {
-                        w.quotes(epoch, id)?.into_iter().map(Quote::from).collect()
-                    } else {
-                        Vec::new()
-                    };
-                    out.push(Source::from_row(id, row, quotes));
-                    continue;
-                }
-                let id = w.next_id(epoch)?;
-                let added = SourceAdded {
-                    epoch,
-                    id,
-                    url_given: c.given,
-                    url: c.url.clone(),
-                    title: c.title.clone(),
-                    accessed: accessed.to_string(),
-                    via: via.map(str::to_string),
-                };
-                w.append(Event::SourceAdded(added))?;
-                out.push(Source {
-                    id: id.0,
-                    url: c.url,
-                    title: c.title,
-                    accessed: accessed.to_string(),
-                    quotes: Vec::new(),
-                    via: via.map(str::to_string),
-                });
-            }
-            let mut page_also_stored_for = Vec::new();
-            if let (Some(text), [only]) = (snapshot, out.as_slice()) {
-                let id = SourceId(only.id);
-                let (hash, stored_before) = w.put_snapshot(text)?;
-                if stored_before {
-                    page_also_stored_for = page_holders(w, epoch, &hash, id)?;
-                }
-                let known = w
-                    .source(epoch, id)?
-                    .is_some_and(|r| r.snapshots.contains(&hash));
-                if !known {
-                    w.append(Event::SnapshotStored {
-                        epoch,
-                        id,
-                        snapshot: hash,
-                    })?;
-                }
-            }
-            Ok::<_, Error>(Added {
-                sources: out,
-                page_also_stored_for,
-            })
+        store.write(&ctx.origin(), self.wait, |w| {
+            register_in(w, registration, progress)
         })
     }
 
@@ -600,6 +597,103 @@ fn check_quote(text: &str, page: &str) -> Result<evidence::Selector> {
             closest: evidence::closest(text, page),
         },
         e => e.into(),
+    })
+}
+
+/// Registers one checked add in the transaction `w` is writing.
+fn register_in(
+    w: &mut Writer<'_>,
+    registration: Registration,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Added> {
+    let Registration {
+        candidates,
+        accessed,
+        via,
+        snapshot,
+    } = registration;
+    let (accessed, via, snapshot) = (accessed.as_str(), via.as_deref(), snapshot.as_deref());
+    let total = candidates.len() as u64;
+    let epoch = w.epoch();
+    let mut out = Vec::with_capacity(candidates.len());
+    // Candidates are consumed as they are registered, so a large ingest holds
+    // each URL once, not once as input and again as output.
+    for (done, c) in (1..).zip(candidates) {
+        progress(done, total);
+        if let Some(id) = w.lookup(epoch, &c.url)? {
+            // The url index is a view: an entry that does not lead back to its own
+            // URL must not hand out another source's id.
+            let mut row = match w.source(epoch, id)? {
+                Some(row) if row.url == c.url => row,
+                other => {
+                    return Err(StoreError::ViewsDisagree {
+                        detail: format!(
+                            "the url index gives {} as [{}], which is {}",
+                            c.url,
+                            id.0,
+                            other.map_or("missing".to_string(), |r| r.url)
+                        ),
+                    }
+                    .into());
+                }
+            };
+            if row.title.is_empty() && !c.title.is_empty() {
+                w.append(Event::TitleSet {
+                    epoch,
+                    id,
+                    title: c.title.clone(),
+                })?;
+                row.title = c.title;
+            }
+            let quotes = if row.quotes > 0 {
+                w.quotes(epoch, id)?.into_iter().map(Quote::from).collect()
+            } else {
+                Vec::new()
+            };
+            out.push(Source::from_row(id, row, quotes));
+            continue;
+        }
+        let id = w.next_id(epoch)?;
+        let added = SourceAdded {
+            epoch,
+            id,
+            url_given: c.given,
+            url: c.url.clone(),
+            title: c.title.clone(),
+            accessed: accessed.to_string(),
+            via: via.map(str::to_string),
+        };
+        w.append(Event::SourceAdded(added))?;
+        out.push(Source {
+            id: id.0,
+            url: c.url,
+            title: c.title,
+            accessed: accessed.to_string(),
+            quotes: Vec::new(),
+            via: via.map(str::to_string),
+        });
+    }
+    let mut page_also_stored_for = Vec::new();
+    if let (Some(text), [only]) = (snapshot, out.as_slice()) {
+        let id = SourceId(only.id);
+        let (hash, stored_before) = w.put_snapshot(text)?;
+        if stored_before {
+            page_also_stored_for = page_holders(w, epoch, &hash, id)?;
+        }
+        let known = w
+            .source(epoch, id)?
+            .is_some_and(|r| r.snapshots.contains(&hash));
+        if !known {
+            w.append(Event::SnapshotStored {
+                epoch,
+                id,
+                snapshot: hash,
+            })?;
+        }
+    }
+    Ok(Added {
+        sources: out,
+        page_also_stored_for,
     })
 }
 

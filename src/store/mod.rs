@@ -31,7 +31,7 @@ use event::{
     Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Provenance, Record, Seq, SourceId,
 };
 use file::Deadline;
-use lock::LedgerLock;
+use lock::{LedgerLock, LockMode};
 use materialize::Views;
 use tables::{
     EVENTS, HISTORY, META, META_HEAD, META_TALLY, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, SourceRow,
@@ -108,6 +108,8 @@ pub enum StoreError {
     #[error("ledger busy: {} — gave up after {} s waiting for another process that has the store open (it may be stopped or hung) — try again later or raise --wait",
         path.display(), seconds(*waited))]
     StoreBusy { path: PathBuf, waited: Duration },
+    #[error("the ledger file {} was replaced while this process had it open — nothing was written; run the command again", path.display())]
+    Replaced { path: PathBuf },
     #[error("cannot {action} {}: {source}", path.display())]
     Io {
         action: &'static str,
@@ -168,6 +170,9 @@ pub struct Store {
     wait: Duration,
     // Held for as long as the store is open; dropped after `db`.
     _lock: Option<LedgerLock>,
+    /// For a store kept open between writes (a server): the file it opened, by device and
+    /// inode. Such a store holds no lock while idle and takes the writer lock per write.
+    kept: Option<(u64, u64)>,
 }
 
 enum Db {
@@ -183,6 +188,12 @@ impl Drop for Store {
 }
 
 impl Store {
+    /// For a kept store: whether its path still names the file it has open.
+    pub fn names_open_file(&self) -> bool {
+        self.kept
+            .is_some_and(|opened| file_id(&self.path).ok() == Some(opened))
+    }
+
     /// A redb error of the operation in progress, as `ledger busy` when a lock wait of
     /// it gave up.
     fn failed(&self, e: impl Into<StoreError>) -> StoreError {
@@ -218,6 +229,22 @@ impl Store {
     where
         E: From<StoreError>,
     {
+        // A kept store takes the writer lock for this write only, and first makes sure the
+        // path still names the file it has open: a ledger moved into place meanwhile (a
+        // restored backup) must not take writes that land in the replaced file.
+        let _turn = match self.kept {
+            Some(opened) => {
+                let turn = lock::acquire(&self.path, LockMode::Write, wait)?;
+                if file_id(&self.path).ok() != Some(opened) {
+                    return Err(StoreError::Replaced {
+                        path: self.path.clone(),
+                    }
+                    .into());
+                }
+                Some(turn)
+            }
+            None => None,
+        };
         let txn = self.begin_write(wait)?;
         let (out, changed) = {
             let mut writer = Writer::new(&txn, origin)?;
@@ -264,6 +291,13 @@ impl Store {
             }
         }
     }
+}
+
+/// A file's device and inode: which file a path names.
+fn file_id(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    Ok((m.dev(), m.ino()))
 }
 
 /// The head of the chain: the last record's seq and hash.

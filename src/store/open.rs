@@ -242,12 +242,24 @@ impl Store {
             deadline,
             wait,
             _lock: Some(lock),
+            kept: None,
         };
         match store.format()? {
             STORE_FORMAT => {}
             1 => migrate::to_2(&store)?,
             got => return Err(store.unsupported(got)),
         }
+        Ok(store)
+    }
+
+    /// Opens `path` to be kept open between writes, as a server keeps it: created and
+    /// migrated now, under the writer lock, which is then released. Each
+    /// [`Store::write`] takes the lock for its own turn, so CLI writers and maintenance
+    /// get in between writes while the file stays open.
+    pub fn open_kept(path: &Path, wait: Duration) -> Result<Store, StoreError> {
+        let mut store = Store::open_write(path, LockMode::Write, wait)?;
+        store.kept = Some(super::file_id(path).map_err(io_err("inspect", path))?);
+        store._lock = None;
         Ok(store)
     }
 
@@ -280,6 +292,7 @@ impl Store {
             deadline,
             wait,
             _lock: None,
+            kept: None,
         };
         match store.format()? {
             1 | STORE_FORMAT => Ok(Some(store)),
