@@ -21,6 +21,7 @@
 //! of the crate is synchronous.
 
 pub mod tools;
+pub mod transport;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -107,7 +108,10 @@ impl Server {
     /// carries only protocol messages.
     pub async fn serve_stdio(self) -> Result<(), String> {
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(transport::Lines::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .map_err(|e| format!("MCP initialization failed: {e}"))?;
         running

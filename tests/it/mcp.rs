@@ -68,9 +68,29 @@ impl Server {
     }
 
     fn send(&mut self, msg: &Value) {
+        self.send_raw(&msg.to_string());
+    }
+
+    /// Writes `line` and a newline as they are: malformed and oversized input too.
+    fn send_raw(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{msg}").expect("write to server");
+        stdin.write_all(line.as_bytes()).expect("write to server");
+        stdin.write_all(b"\n").expect("write to server");
         stdin.flush().expect("flush to server");
+    }
+
+    /// The next message the server writes; a hang fails the test.
+    fn next_message(&mut self, waiting_for: &str) -> Value {
+        match self.lines.recv_timeout(TIMEOUT) {
+            Ok(Ok(msg)) => msg,
+            Ok(Err(bad)) => panic!("{bad}"),
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("no reply to {waiting_for} within {TIMEOUT:?}")
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("server closed stdout before answering {waiting_for}")
+            }
+        }
     }
 
     /// Sends a request and returns its response (`result` or `error`), skipping any
@@ -680,4 +700,110 @@ fn server_killed_mid_writes_leaves_the_ledger_consistent() {
         sb.ok(&["add", "https://kill.example/after"]),
         format!("[{next}] https://kill.example/after\n")
     );
+}
+
+/// Issue 11: a JSON-RPC error reply, its code and its id.
+fn rpc_error(msg: &Value) -> (i64, Value) {
+    assert_eq!(msg["jsonrpc"], "2.0", "{msg}");
+    assert!(msg.get("result").is_none(), "a result, not an error: {msg}");
+    let code = msg["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no error code: {msg}"));
+    assert!(
+        msg["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{msg}"
+    );
+    (code, msg.get("id").cloned().unwrap_or(Value::Null))
+}
+
+/// Issue 11: a line that is not JSON gets a parse error (-32700, id null) instead of
+/// silence, and the server answers on.
+#[test]
+fn issue11_malformed_line_gets_a_parse_error() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    for bad in [
+        "{not json",
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list""#,
+        "\u{feff}}",
+    ] {
+        srv.send_raw(bad);
+        let reply = srv.next_message(bad);
+        assert_eq!(rpc_error(&reply), (-32700, Value::Null), "{bad}: {reply}");
+    }
+    // JSON that is not a request: invalid request (-32600), with its id when it has one.
+    srv.send_raw("[1, 2]");
+    assert_eq!(
+        rpc_error(&srv.next_message("[1, 2]")),
+        (-32600, Value::Null)
+    );
+    srv.send_raw(r#"{"jsonrpc":"2.0","id":"q1","params":{}}"#);
+    assert_eq!(
+        rpc_error(&srv.next_message("a request without a method")),
+        (-32600, json!("q1"))
+    );
+    let resp = srv.request("ping", json!({}));
+    assert!(resp.get("result").is_some(), "{resp}");
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
+/// Issue 11: a request whose params do not fit its method gets -32602 with its id
+/// (rmcp took a `tools/call` without a name for an unknown method, -32601).
+#[test]
+fn issue11_invalid_params_get_32602() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    for params in [
+        json!({"arguments": {}}),
+        json!({"name": 5}),
+        json!({"name": "list", "arguments": 5}),
+        json!("list"),
+    ] {
+        let resp = srv.request("tools/call", params.clone());
+        let (code, _) = rpc_error(&resp);
+        assert_eq!(code, -32602, "{params}: {resp}");
+    }
+    let resp = srv.request("tools/call", json!({"name": "nope", "arguments": {}}));
+    assert_eq!(rpc_error(&resp).0, -32602, "{resp}");
+    let resp = srv.request("ping", json!({}));
+    assert!(resp.get("result").is_some(), "{resp}");
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
+/// Issue 11: a request over the size limit (16 MiB) gets an error reply naming the
+/// limit, with its id wherever the id sits in the object, instead of being dropped
+/// while the client waits forever.
+#[test]
+fn issue11_oversized_request_gets_an_error_reply() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    let page = "x".repeat(17 * 1024 * 1024);
+    // The id after the params, as the TypeScript SDK writes it, and before them; the
+    // arguments hold an `id` of their own that must not be taken for the request's.
+    let after = format!(
+        r#"{{"method":"tools/call","params":{{"name":"quote","arguments":{{"id":1,"text":"a b c","evidence":"{page}"}}}},"jsonrpc":"2.0","id":"big-1"}}"#
+    );
+    let before = format!(
+        r#"{{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{{"name":"quote","arguments":{{"id":1,"text":"a b c","evidence":"{page}"}}}}}}"#
+    );
+    for (line, id) in [(after, json!("big-1")), (before, json!(77))] {
+        srv.send_raw(&line);
+        let reply = srv.next_message("an oversized request");
+        let (code, got) = rpc_error(&reply);
+        assert_eq!((code, got), (-32600, id), "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("16 MiB"), "{message}");
+    }
+    // Without a findable id (not even an object), the reply still comes, id null.
+    srv.send_raw(&format!("\"{page}\""));
+    let reply = srv.next_message("an oversized string");
+    assert_eq!(rpc_error(&reply), (-32600, Value::Null));
+    let resp = srv.request("ping", json!({}));
+    assert!(resp.get("result").is_some(), "{resp}");
+    assert_eq!(srv.shutdown(), Some(0));
 }
