@@ -13,8 +13,8 @@ mod view;
 
 pub use audit::{AuditReport, Rebuilt};
 pub use view::{
-    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, RouteCount, SourceDetail,
-    SourceEntry, View,
+    ChainEntry, EntryOrigin, EventView, ListRequest, LogEntry, OriginView, Page, RouteCount,
+    SourceDetail, SourceEntry, View,
 };
 
 use std::path::{Path, PathBuf};
