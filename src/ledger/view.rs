@@ -1,6 +1,7 @@
 //! Read-only views of a ledger: sources, quotes, the log and per-source history, as the
 //! commands present them. Everything streams from one consistent redb snapshot.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -65,7 +66,7 @@ impl View {
 /// transaction carries [`EntryOrigin::Shown`], and every later entry of that
 /// transaction [`EntryOrigin::SameTransactionAs`] that entry's seq. Repeating the origin
 /// would repeat the whole command line, so one `add` of k URLs would print k² URLs.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct LogEntry {
     pub seq: u64,
     /// Flattened: `time`, `pid`, `actor`, `command`, or `same_transaction_as`.
@@ -79,7 +80,7 @@ pub struct LogEntry {
 }
 
 /// Who made a change, when, and from which command, as a listing shows it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct OriginView {
     /// RFC 3339, UTC.
     pub time: String,
@@ -105,7 +106,7 @@ impl From<&Origin> for OriginView {
 }
 
 /// Where a [`LogEntry`]'s origin is to be read.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum EntryOrigin {
     /// The first entry of its transaction in the listing carries the origin itself,
@@ -164,7 +165,7 @@ impl OncePerTransaction {
 }
 
 /// An event in a form meant for people and JSON readers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EventView {
     SourceAdded {
@@ -290,7 +291,7 @@ fn entry(seq: Seq, record: &Record, hash: &event::Hash, origin: EntryOrigin) -> 
 }
 
 /// A source with its history, for `show`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct SourceDetail {
     pub epoch: u64,
     #[serde(flatten)]
@@ -303,7 +304,7 @@ pub struct SourceDetail {
 
 /// A source with the page texts stored for it (`add --snapshot`), as blake3 hex: what
 /// the exports that carry snapshot hashes read.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct SourceEntry {
     #[serde(flatten)]
     pub source: Source,
