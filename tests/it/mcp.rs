@@ -1029,3 +1029,82 @@ fn issue11_show_reset_render_replace_in_and_ingest_object() {
     assert_eq!(last["command"], json!(["cite", "mcp", "reset"]));
     assert_eq!(srv.shutdown(), Some(0));
 }
+
+/// Issue 11: the schemas of tools/list, checked without node: no `format` a strict
+/// validator does not know (schemars wrote `uint64`, `double`), no type arrays
+/// (`["string", "null"]`), no `$ref`/`$defs`/`$schema`; the limits the server enforces
+/// are declared, and every tool has an output schema.
+#[test]
+fn issue11_schemas_are_strict_and_declare_limits() {
+    fn walk(v: &Value, at: &str, bad: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let here = format!("{at}/{k}");
+                    match (k.as_str(), x) {
+                        ("format", Value::String(f))
+                            if !["date", "date-time", "uri", "email"].contains(&f.as_str()) =>
+                        {
+                            bad.push(format!("{here}: format {f}"))
+                        }
+                        ("type", Value::Array(_)) => bad.push(format!("{here}: type array {x}")),
+                        ("$ref" | "$defs" | "$schema" | "definitions", _) => {
+                            bad.push(format!("{here}: {k}"))
+                        }
+                        // `properties` holds names, not keywords.
+                        ("properties", Value::Object(props)) => {
+                            for (name, p) in props {
+                                walk(p, &format!("{here}/{name}"), bad);
+                            }
+                        }
+                        _ => walk(x, &here, bad),
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, &format!("{at}/{i}"), bad);
+                }
+            }
+            _ => {}
+        }
+    }
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    let listed = srv.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    let mut bad = Vec::new();
+    for t in &tools {
+        let name = t["name"].as_str().unwrap();
+        walk(&t["inputSchema"], &format!("{name}.inputSchema"), &mut bad);
+        assert_eq!(t["outputSchema"]["type"], "object", "{name}");
+        walk(
+            &t["outputSchema"],
+            &format!("{name}.outputSchema"),
+            &mut bad,
+        );
+    }
+    assert!(bad.is_empty(), "not strict:\n{}", bad.join("\n"));
+    let input = |tool: &str| {
+        tools.iter().find(|t| t["name"] == tool).unwrap()["inputSchema"]["properties"].clone()
+    };
+    assert_eq!(input("add")["urls"]["minItems"], 1);
+    assert_eq!(input("quote")["id"]["minimum"], 1);
+    assert_eq!(input("show")["id"]["minimum"], 1);
+    for tool in ["list", "show", "render", "verify"] {
+        assert_eq!(input(tool)["epoch"]["minimum"], 1, "{tool}");
+    }
+    assert_eq!(input("verify")["min_coverage"]["minimum"], 0.0);
+    assert_eq!(input("verify")["min_coverage"]["maximum"], 1.0);
+    assert_eq!(input("list")["limit"]["minimum"], 1);
+    assert_eq!(input("list")["limit"]["maximum"], 1000);
+    // Optional arguments are simply not required.
+    assert_eq!(input("add")["title"]["type"], "string");
+    let ingest = serde_json::to_string(&input("ingest")["json"]).unwrap();
+    assert!(
+        ingest.contains("\"object\"") && ingest.contains("\"string\""),
+        "{ingest}"
+    );
+    assert_eq!(srv.shutdown(), Some(0));
+}
