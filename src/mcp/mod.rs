@@ -48,9 +48,11 @@ const INSTRUCTIONS: &str = "\
 cite is a citation ledger. Register every source you fetch with `add` (or `ingest` for a \
 search tool's JSON output) and cite it in prose by the id it returns, as [ID] — never type \
 a URL or invent an id. Back claims with `quote` (verbatim text checked against the page \
-text). Before delivering a draft, append the block from `render` (pass the draft to list \
-only the ids it cites), then run `verify` and fix every FAIL line until it ends with \
-`citations OK`. Ids never change or get reused.";
+text). Before delivering a draft, give its file to `render` as `replace_in` (the Sources \
+block is written into it, listing the ids it cites; for a draft you hold as text, pass it \
+as `draft` and append the block), then run `verify` and fix every FAIL line until it ends \
+with `citations OK`. Use `list` with `query` to find an earlier source's id, and `show` for \
+its quotes and history. Ids never change or get reused.";
 
 const ADD: &str = "\
 Register source URLs in the citation ledger and get their ids. Call it as soon as you \
