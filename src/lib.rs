@@ -19,6 +19,7 @@ pub mod interop;
 pub mod ledger;
 pub mod mcp;
 pub mod render;
+pub mod rewrite;
 pub mod store;
 pub mod text;
 

@@ -60,6 +60,32 @@ impl From<crate::input::InputError> for CliError {
     }
 }
 
+impl From<crate::rewrite::RewriteError> for CliError {
+    fn from(e: crate::rewrite::RewriteError) -> CliError {
+        use crate::rewrite::RewriteError;
+        match e {
+            RewriteError::Usage(m) => CliError::usage(m),
+            RewriteError::Failed(m) => CliError::failed(m),
+            // `#[non_exhaustive]`: a new kind is a failure until said otherwise.
+            #[allow(unreachable_patterns)]
+            e => CliError::failed(e.to_string()),
+        }
+    }
+}
+
+impl From<crate::rewrite::ReplaceInError> for CliError {
+    fn from(e: crate::rewrite::ReplaceInError) -> CliError {
+        use crate::rewrite::ReplaceInError;
+        match e {
+            ReplaceInError::Rewrite(e) => e.into(),
+            ReplaceInError::Input(e) => e.into(),
+            ReplaceInError::Draft { message } => CliError::failed(message),
+            #[allow(unreachable_patterns)]
+            e => CliError::failed(e.to_string()),
+        }
+    }
+}
+
 impl From<Error> for CliError {
     fn from(e: Error) -> CliError {
         match e {

@@ -55,7 +55,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
             write(env.out)?;
         }
         Some(path) => {
-            let n = super::write_atomically(path, "write", write)?;
+            let n = crate::rewrite::write_atomically(path, "write", write)?;
             let what = match args.format {
                 Format::Jsonl => format!("{n} record(s) of the log"),
                 _ => format!("{n} source(s) of epoch {}", view.epoch().0),

@@ -1,6 +1,10 @@
-//! `cite list`: the sources of an epoch.
+//! `cite list`: the sources of an epoch, all of them or a page at a time.
 
+use serde_json::json;
+
+use crate::ledger::{ListRequest, check_route};
 use crate::render;
+use crate::text::shell_word;
 
 use super::{CliError, Env};
 
@@ -13,11 +17,33 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     epoch: Option<u64>,
     /// Count sources per route (--via) instead of listing them
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["query", "via", "limit", "cursor"])]
     by_via: bool,
+    /// Only sources whose URL or title contains TEXT (ignoring case)
+    #[arg(long, value_name = "TEXT")]
+    query: Option<String>,
+    /// Only sources registered with this route (see `add --via`)
+    #[arg(long, value_name = "ROUTE")]
+    via: Option<String>,
+    /// Show at most N sources, and the command for the next page
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    limit: Option<u64>,
+    /// Start after this cursor (printed with the previous page)
+    #[arg(long, value_name = "CURSOR")]
+    cursor: Option<String>,
 }
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
+    let req = ListRequest {
+        query: args.query.clone(),
+        via: args.via.as_deref().map(check_route).transpose()?,
+        after: match &args.cursor {
+            Some(c) => ListRequest::after_cursor(c)
+                .map_err(|e| CliError::usage(format!("--cursor: {e}")))?,
+            None => 0,
+        },
+        limit: args.limit,
+    };
     let view = env.ledger.view(args.epoch)?;
     if args.by_via {
         let counts = view.by_via()?;
@@ -30,6 +56,26 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         }
         return Ok(());
     }
+    if req.is_paged() {
+        let page = view.list(&req)?;
+        let next = page.next.map(|after| next_call(args, after));
+        if args.json {
+            let mut answer = json!({"sources": page.sources, "matched": page.matched});
+            if let (Some(after), Some(call)) = (page.next, &next) {
+                answer["next_cursor"] = json!(after.to_string());
+                answer["next_command"] = json!(call);
+            }
+            let text = serde_json::to_string_pretty(&answer).map_err(std::io::Error::other)?;
+            writeln!(env.out, "{text}")?;
+        } else {
+            for s in &page.sources {
+                writeln!(env.out, "{}", render::list_line(s))?;
+            }
+            writeln!(env.out, "{}", render::page_line(&page, next.as_deref()))?;
+        }
+        return Ok(());
+    }
+    // Without a filter, a limit or a cursor, `list` prints what sources.py prints.
     if args.json {
         return render::json_array(env.out, view.sources()?.map(|r| r.map_err(CliError::from)));
     }
@@ -42,4 +88,26 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         writeln!(env.out, "ledger is empty: {}", env.ledger.path().display())?;
     }
     Ok(())
+}
+
+/// The command line for the page after `after`: this one's flags, with the new cursor.
+fn next_call(args: &Args, after: u64) -> String {
+    let mut call = vec!["cite".to_string(), "list".to_string()];
+    if let Some(e) = args.epoch {
+        call.extend(["--epoch".into(), e.to_string()]);
+    }
+    if let Some(q) = &args.query {
+        call.extend(["--query".into(), shell_word(q).into_owned()]);
+    }
+    if let Some(v) = &args.via {
+        call.extend(["--via".into(), shell_word(v).into_owned()]);
+    }
+    if let Some(l) = args.limit {
+        call.extend(["--limit".into(), l.to_string()]);
+    }
+    call.extend(["--cursor".into(), after.to_string()]);
+    if args.json {
+        call.push("--json".into());
+    }
+    call.join(" ")
 }

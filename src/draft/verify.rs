@@ -59,7 +59,7 @@ pub struct VerifyOptions {
 }
 
 /// One error or warning.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// The message, worded as `sources.py` words it, with what to run appended.
     pub message: String,
@@ -103,7 +103,7 @@ impl fmt::Display for Finding {
 }
 
 /// The numbers behind the stats line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Counts {
     /// Prose sentences.
     pub sentences: usize,
@@ -124,7 +124,7 @@ pub struct Counts {
 }
 
 /// The outcome of `verify`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// `stats: …` (the CLI prints it after `info: `).
     pub stats: String,

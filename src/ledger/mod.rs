@@ -14,14 +14,15 @@ mod view;
 
 pub use audit::{AuditReport, Rebuilt};
 pub use view::{
-    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, RouteCount, SourceDetail,
-    SourceEntry, View,
+    ChainEntry, EntryOrigin, EventView, ListRequest, LogEntry, OriginView, Page, RouteCount,
+    SourceDetail, SourceEntry, View,
 };
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use time::OffsetDateTime;
 use time::macros::format_description;
@@ -124,7 +125,7 @@ fn format_date(date: time::Date) -> String {
 
 /// A source as commands show it. Serializes like a `sources.py` ledger entry (`id`,
 /// `url`, `title`, `accessed`, `quotes` when there are any), plus `via` when set.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Source {
     pub id: u64,
     pub url: String,
@@ -137,7 +138,7 @@ pub struct Source {
 }
 
 /// A verbatim quote attached to a source.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Quote {
     pub text: String,
     /// The day it was attached, `YYYY-MM-DD`.
@@ -146,6 +147,7 @@ pub struct Quote {
     /// imported from `sources.py`, which kept no page text.
     pub snapshot: Option<String>,
     /// Where it sits in that text (W3C TextQuoteSelector, character offsets).
+    #[schemars(with = "Option<TextQuoteSchema>")]
     pub selector: Option<TextQuote>,
 }
 
@@ -173,6 +175,24 @@ impl Source {
     }
 }
 
+/// The JSON shape of a [`TextQuote`] (a W3C TextQuoteSelector), for the schemas of
+/// the MCP tools' answers; the stored type lives with the events.
+#[derive(JsonSchema)]
+#[schemars(rename = "TextQuote")]
+#[allow(dead_code)]
+struct TextQuoteSchema {
+    /// The snapshot text the quote matched, as it stands there.
+    exact: String,
+    /// Up to 32 characters before `exact`.
+    prefix: String,
+    /// Up to 32 characters after `exact`.
+    suffix: String,
+    /// Character offset of the start of the match.
+    start: u64,
+    /// Character offset of the end of the match.
+    end: u64,
+}
+
 impl From<evidence::Selector> for TextQuote {
     fn from(s: evidence::Selector) -> TextQuote {
         TextQuote {
@@ -186,7 +206,7 @@ impl From<evidence::Selector> for TextQuote {
 }
 
 /// What `quote` did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Attached {
     pub id: u64,
     /// Quotes the source carries now.
@@ -194,6 +214,7 @@ pub struct Attached {
     /// False when the same quote (by matching key) was already attached.
     pub added: bool,
     /// Where the quote sits in its snapshot (`None` for an imported quote).
+    #[schemars(with = "Option<TextQuoteSchema>")]
     pub selector: Option<TextQuote>,
     /// blake3 of the evidence text, hex (`None` for an imported quote).
     pub snapshot: Option<String>,

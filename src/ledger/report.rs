@@ -103,7 +103,7 @@ impl LedgerFacts for Facts {
 }
 
 /// The quotes of one cited source, as `verify --evidence` names them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CitedEvidence {
     pub id: u64,
     pub quotes: Vec<String>,

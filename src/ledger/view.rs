@@ -1,6 +1,7 @@
 //! Read-only views of a ledger: sources, quotes, the log and per-source history, as the
 //! commands present them. Everything streams from one consistent redb snapshot.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -65,7 +66,7 @@ impl View {
 /// transaction carries [`EntryOrigin::Shown`], and every later entry of that
 /// transaction [`EntryOrigin::SameTransactionAs`] that entry's seq. Repeating the origin
 /// would repeat the whole command line, so one `add` of k URLs would print k² URLs.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct LogEntry {
     pub seq: u64,
     /// Flattened: `time`, `pid`, `actor`, `command`, or `same_transaction_as`.
@@ -79,7 +80,7 @@ pub struct LogEntry {
 }
 
 /// Who made a change, when, and from which command, as a listing shows it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct OriginView {
     /// RFC 3339, UTC.
     pub time: String,
@@ -105,7 +106,7 @@ impl From<&Origin> for OriginView {
 }
 
 /// Where a [`LogEntry`]'s origin is to be read.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum EntryOrigin {
     /// The first entry of its transaction in the listing carries the origin itself,
@@ -164,7 +165,7 @@ impl OncePerTransaction {
 }
 
 /// An event in a form meant for people and JSON readers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EventView {
     SourceAdded {
@@ -290,7 +291,7 @@ fn entry(seq: Seq, record: &Record, hash: &event::Hash, origin: EntryOrigin) -> 
 }
 
 /// A source with its history, for `show`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct SourceDetail {
     pub epoch: u64,
     #[serde(flatten)]
@@ -303,7 +304,7 @@ pub struct SourceDetail {
 
 /// A source with the page texts stored for it (`add --snapshot`), as blake3 hex: what
 /// the exports that carry snapshot hashes read.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct SourceEntry {
     #[serde(flatten)]
     pub source: Source,
@@ -316,6 +317,51 @@ pub struct SourceEntry {
 pub struct ChainEntry {
     pub entry: LogEntry,
     pub record: Vec<u8>,
+}
+
+/// Which sources `list` shows: a filter, a page size and where the page starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListRequest {
+    /// Only sources whose URL or title contains this, ignoring case.
+    pub query: Option<String>,
+    /// Only sources registered with this route (`--via`).
+    pub via: Option<String>,
+    /// Only sources with ids above this one: the cursor a previous page gave, its last
+    /// id. Ids only grow, so paging while others add neither repeats nor skips a source.
+    pub after: u64,
+    /// At most this many sources; every match when `None`.
+    pub limit: Option<u64>,
+}
+
+impl ListRequest {
+    /// Whether this asks for anything but every source: a filter, a limit or a cursor.
+    pub fn is_paged(&self) -> bool {
+        self.is_filtered() || self.after > 0 || self.limit.is_some()
+    }
+
+    /// The id a cursor stands for: the last id of the page that gave it. Cursors are
+    /// meant to be copied, not made, but one made by hand does what it says.
+    pub fn after_cursor(cursor: &str) -> std::result::Result<u64, String> {
+        cursor.parse().map_err(|_| {
+            format!("cursor {cursor:?} is not one that list gave (copy it from the previous page)")
+        })
+    }
+
+    /// Whether only some sources match (a query or a route).
+    pub fn is_filtered(&self) -> bool {
+        self.query.is_some() || self.via.is_some()
+    }
+}
+
+/// One page of `list`: the sources, how many match in the whole epoch, and whether
+/// more follow this page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Page {
+    pub sources: Vec<Source>,
+    /// Sources of the epoch that match the filter, on every page.
+    pub matched: u64,
+    /// The cursor for the next page (the last id shown), when more sources match.
+    pub next: Option<u64>,
 }
 
 /// Per-route source counts, for `list --by-via`.
@@ -527,6 +573,70 @@ impl View {
                 record: bytes,
             })
         })))
+    }
+
+    /// One page of the sources that match `req`, in id order (see [`ListRequest`]).
+    ///
+    /// Without a filter, only the page is read: the count of matches comes from the id
+    /// ranges, and the rows from the cursor on. With one, every row of the epoch is read
+    /// once to count the matches, but only the page's sources are built (quotes and
+    /// all); a substring search has no index to use.
+    pub fn list(&self, req: &ListRequest) -> Result<Page> {
+        let Some(r) = &self.reader else {
+            return Ok(Page {
+                sources: Vec::new(),
+                matched: 0,
+                next: None,
+            });
+        };
+        let limit = req.limit.unwrap_or(u64::MAX);
+        let first = req.after.saturating_add(1);
+        let mut page = Vec::new();
+        let mut more = false;
+        let matched = if !req.is_filtered() {
+            for s in r.sources_between(self.epoch, first, u64::MAX)? {
+                let s = s?;
+                if page.len() as u64 == limit {
+                    more = true;
+                    break;
+                }
+                page.push(self.full(s)?);
+            }
+            self.id_ranges()?.iter().map(|(lo, hi)| hi - lo + 1).sum()
+        } else {
+            let query = req.query.as_deref().map(str::to_lowercase);
+            let mut matched = 0;
+            for s in r.sources(self.epoch)? {
+                let s = s?;
+                let via_ok = req.via.is_none() || s.row.via == req.via;
+                let query_ok = query.as_deref().is_none_or(|q| {
+                    s.row.url.to_lowercase().contains(q) || s.row.title.to_lowercase().contains(q)
+                });
+                if !(via_ok && query_ok) {
+                    continue;
+                }
+                matched += 1;
+                if s.id.0 < first {
+                    continue;
+                }
+                if page.len() as u64 == limit {
+                    more = true;
+                } else {
+                    page.push(self.full(s)?);
+                }
+            }
+            matched
+        };
+        let next = if more {
+            page.last().map(|s| s.id)
+        } else {
+            None
+        };
+        Ok(Page {
+            sources: page,
+            matched,
+            next,
+        })
     }
 
     /// Sources per route, most common first; sources without a route last.

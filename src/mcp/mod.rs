@@ -1,10 +1,12 @@
 //! `cite mcp`: the ledger as a Model Context Protocol server, for agents that call tools
 //! instead of shelling out.
 //!
-//! Six tools — `add`, `ingest`, `quote`, `list`, `render`, `verify` — each calling the
-//! same library functions as its CLI command (see [`tools`]). A tool answers with the
-//! lines the command prints as text content and the same data as structured content
-//! (always a JSON object). Input the CLI refuses (not a URL, an unknown id, a quote not
+//! Eight tools — `add`, `ingest`, `quote`, `list`, `show`, `reset`, `render`, `verify`
+//! — each calling the same library functions as its CLI command (see [`tools`]). A tool
+//! answers with the lines the command prints as text content and the same data as
+//! structured content (always a JSON object, matching the tool's `outputSchema`). Every
+//! schema is made strict once, at start-up ([`schema`]), and every line the client
+//! sends gets an answer, a JSON-RPC error when it is not a request ([`transport`]). Input the CLI refuses (not a URL, an unknown id, a quote not
 //! on the page, a missing file) is a tool result with `isError: true` and the CLI's
 //! message; a failed verification is a normal result (`isError: false`) whose last line
 //! is `verification failed` and whose report has a non-zero `exit_code`.
@@ -20,18 +22,25 @@
 //! This module is async (rmcp runs on tokio); the caller supplies the runtime. The rest
 //! of the crate is synchronous.
 
+pub mod schema;
 pub mod tools;
+pub mod transport;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
+use std::sync::Arc;
+
+use serde_json::Value;
+
 use crate::cli::CliError;
 use crate::ledger::{Context, Ledger};
 
 use tools::{
-    AddParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams, VerifyParams,
+    AddParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams, ResetParams,
+    ShowParams, VerifyParams,
 };
 
 /// What the server tells the client about itself at initialization.
@@ -39,9 +48,11 @@ const INSTRUCTIONS: &str = "\
 cite is a citation ledger. Register every source you fetch with `add` (or `ingest` for a \
 search tool's JSON output) and cite it in prose by the id it returns, as [ID] — never type \
 a URL or invent an id. Back claims with `quote` (verbatim text checked against the page \
-text). Before delivering a draft, append the block from `render` (pass the draft to list \
-only the ids it cites), then run `verify` and fix every FAIL line until it ends with \
-`citations OK`. Ids never change or get reused.";
+text). Before delivering a draft, give its file to `render` as `replace_in` (the Sources \
+block is written into it, listing the ids it cites; for a draft you hold as text, pass it \
+as `draft` and append the block), then run `verify` and fix every FAIL line until it ends \
+with `citations OK`. Use `list` with `query` to find an earlier source's id, and `show` for \
+its quotes and history. Ids never change or get reused.";
 
 const ADD: &str = "\
 Register source URLs in the citation ledger and get their ids. Call it as soon as you \
@@ -52,7 +63,7 @@ A value that is not a URL is refused (isError) and nothing is registered.";
 
 const INGEST: &str = "\
 Register every URL found in JSON tool output (e.g. a web search result) in one step. Pass \
-the raw JSON text as `json`: in each object the URL is the first of url/link/source_url \
+the raw JSON text, or the JSON object itself, as `json`: in each object the URL is the first of url/link/source_url \
 that starts with http(s)://, the title the first of title/name. Returns `[ID] URL` per \
 URL found (first occurrence wins); structured: {sources, skipped}. Invalid JSON, or JSON \
 with no URLs, is refused (isError).";
@@ -65,15 +76,36 @@ and markdown do not matter, but a paraphrase is refused (isError), as is an unkn
 Returns `[ID] evidence attached (N quote(s))`.";
 
 const LIST: &str = "\
-List the sources in the ledger, in id order: `[ID] URL  TITLE  (N quotes)` per source. \
-Use it to find the id of a source registered earlier. structured: {ledger, sources}.";
+List the sources in the ledger, in id order, a page at a time (50 unless `limit` says \
+otherwise): `[ID] URL  TITLE  (N quotes)` per source, then a `page:` line saying how many \
+match and the exact call for the next page. Use it to find the id of a source registered \
+earlier: `query` keeps sources whose URL or title contains the text (any case), `via` \
+those from one route. structured: {ledger, sources, matched, next_cursor, next_call}; \
+pass next_cursor as `cursor` to continue (sources added meanwhile come at the end, none \
+is repeated or skipped).";
+
+const SHOW: &str = "\
+Show one source: its URL, title, access date, route, every quote with where it sits on \
+the page, the page texts stored for it, and its history (each change, when, by which \
+process and command). structured: the source with `quotes`, `snapshots` and `history`. \
+An unknown id is refused (isError).";
+
+const RESET: &str = "\
+Start a fresh numbering: a new epoch whose ids start again at 1, for a new report. \
+Nothing is deleted: earlier epochs stay readable by passing `epoch` to list, show, render \
+and verify. Returns `ledger reset: PATH`; structured: {ledger, epoch}.";
 
 const RENDER: &str = "\
-Render the Sources block to put at the end of a draft. Pass the draft text as `draft` \
-(or a file path as `cited_in`) so the block lists only the ids the draft cites; `only` \
-selects ids like \"1,3,5-7\". Styles: markdown (default), plain, footnotes, bibtex, \
-evidence (each source with its quotes). Returns the block; structured: {style, ids, \
-block}. Nothing selected is refused (isError: no sources to render).";
+Render the Sources block to put at the end of a draft. For a draft in a file, pass its \
+path as `replace_in`: the block is written into the file in place of its old Sources \
+block (or appended), listing the ids the draft cites, so you never paste a block by \
+hand; running it again changes nothing. Otherwise pass the draft text as `draft` (or a \
+path as `cited_in`) so the block lists only the ids the draft cites; `only` selects ids \
+like \"1,3,5-7\". Styles: markdown (default), plain, footnotes, bibtex, evidence (each \
+source with its quotes). Returns the block (or `Sources block rewritten in PATH`); \
+structured: {style, ids, block, rewritten}. Nothing selected is refused (isError: no \
+sources to render), and so is a draft whose block cannot be placed (the file is left as \
+it was).";
 
 const VERIFY: &str = "\
 Check a draft's citations against the ledger before delivering it: every [N] must be a \
@@ -97,17 +129,38 @@ pub struct Server {
 impl Server {
     /// A server for `ledger` (its path and how long writers wait for the lock).
     pub fn new(ledger: Ledger) -> Server {
+        let mut tool_router = Server::tool_router();
+        for route in tool_router.map.values_mut() {
+            let input = Value::Object(route.attr.input_schema.as_ref().clone());
+            if let Value::Object(strict) = schema::strict(input, schema::Side::Input) {
+                route.attr.input_schema = Arc::new(strict);
+            }
+            route.attr.output_schema = tools::output_schema(&route.attr.name);
+            debug_assert!(
+                route.attr.output_schema.is_some(),
+                "tool {} declares no output schema",
+                route.attr.name
+            );
+        }
         Server {
             ledger,
-            tool_router: Server::tool_router(),
+            tool_router,
         }
+    }
+
+    /// The tools as `tools/list` gives them, schemas and all.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
     }
 
     /// Serves MCP over stdin/stdout until the client closes the connection. Stdout
     /// carries only protocol messages.
     pub async fn serve_stdio(self) -> Result<(), String> {
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(transport::Lines::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .map_err(|e| format!("MCP initialization failed: {e}"))?;
         running
@@ -202,9 +255,27 @@ impl Server {
     }
 
     #[tool(
+        name = "show",
+        description = SHOW,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn show(&self, Parameters(p): Parameters<ShowParams>) -> CallToolResult {
+        self.call("show", move |l, _| tools::show(l, p)).await
+    }
+
+    #[tool(
+        name = "reset",
+        description = RESET,
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn reset(&self, Parameters(p): Parameters<ResetParams>) -> CallToolResult {
+        self.call("reset", move |l, c| tools::reset(l, c, p)).await
+    }
+
+    #[tool(
         name = "render",
         description = RENDER,
-        annotations(read_only_hint = true, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn render(&self, Parameters(p): Parameters<RenderParams>) -> CallToolResult {
         self.call("render", move |l, _| tools::render(l, p)).await

@@ -1,23 +1,36 @@
-//! The six tools as synchronous functions: checked parameters in, the CLI's lines and a
+//! The tools as synchronous functions: checked parameters in, the CLI's lines and a
 //! JSON value out, or the CLI's message when the input is refused.
 //!
 //! Each calls the same library functions as its CLI command ([`Ledger::add`],
-//! [`Ledger::ingest`], [`Ledger::quote`], [`Ledger::view`], [`report::block`],
-//! [`report::verify`]) and formats with the same [`crate::render`] functions, so a tool's text
-//! is what the command prints.
+//! [`Ledger::ingest`], [`Ledger::quote`], [`Ledger::reset`], [`Ledger::view`],
+//! [`report::block`], [`report::verify`], [`DraftRewrite`]) and formats with the same
+//! [`crate::render`] functions, so a tool's text is what the command prints.
+//!
+//! Each tool's structured content is a typed value (`…Output`, or a library type), so
+//! that its declared `outputSchema` ([`output_schema`]) is derived from the very type
+//! that is serialized.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::cli::CliError;
 use crate::draft::{self, VerifyOptions};
 use crate::input::{self, InputError};
-use crate::ledger::{AddRequest, Context, Ledger, report};
+use crate::ledger::report::CitedEvidence;
+use crate::ledger::{
+    AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route, report,
+};
 use crate::render::{self, sources::IdSet, sources::Style};
+use crate::rewrite::{DraftRewrite, ReplaceInError, RewriteError};
+
+use super::schema;
 
 /// A tool's answer: the lines the CLI prints, and the same data as JSON.
 pub struct Done {
@@ -31,6 +44,18 @@ pub struct Refused(pub String);
 
 impl From<crate::ledger::Error> for Refused {
     fn from(e: crate::ledger::Error) -> Refused {
+        Refused(CliError::from(e).message)
+    }
+}
+
+impl From<RewriteError> for Refused {
+    fn from(e: RewriteError) -> Refused {
+        Refused(CliError::from(e).message)
+    }
+}
+
+impl From<ReplaceInError> for Refused {
+    fn from(e: ReplaceInError) -> Refused {
         Refused(CliError::from(e).message)
     }
 }
@@ -55,11 +80,36 @@ fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// A tool's answer: `text`, and `output` as its structured content.
+fn done<T: Serialize>(text: String, output: &T) -> Outcome {
+    Ok(Done {
+        text,
+        structured: to_json(output),
+    })
+}
+
+/// The `outputSchema` of each tool, derived from the type its structured content is
+/// serialized from, made strict ([`schema::output`]).
+pub fn output_schema(tool: &str) -> Option<Arc<JsonObject>> {
+    Some(match tool {
+        "add" => schema::output::<AddOutput>(),
+        "ingest" => schema::output::<IngestOutput>(),
+        "quote" => schema::output::<Attached>(),
+        "list" => schema::output::<ListOutput>(),
+        "show" => schema::output::<SourceDetail>(),
+        "reset" => schema::output::<ResetOutput>(),
+        "render" => schema::output::<RenderOutput>(),
+        "verify" => schema::output::<VerifyOutput>(),
+        _ => return None,
+    })
+}
+
 /// Parameters of `add`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddParams {
     /// URLs to register: http(s) URLs, `doi:10.…` or `arXiv:ID`. At least one.
+    #[schemars(length(min = 1))]
     pub urls: Vec<String>,
     /// Title of the source; applies only when exactly one URL is given. A title given
     /// later fills an empty title without changing the id.
@@ -86,45 +136,93 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
     };
     let added = ledger.add(ctx, &req)?;
     let note = render::shared_page_note(&added.page_also_stored_for);
-    let mut structured = json!({ "sources": to_json(&added.sources) });
-    if note.is_some() {
-        structured["page_also_stored_for"] = to_json(&added.page_also_stored_for);
-    }
-    Ok(Done {
-        text: lines(added.sources.iter().map(render::id_line).chain(note)),
-        structured,
-    })
+    done(
+        lines(added.sources.iter().map(render::id_line).chain(note)),
+        &AddOutput {
+            sources: added.sources,
+            page_also_stored_for: added.page_also_stored_for,
+        },
+    )
+}
+
+/// What `add` answers.
+#[derive(Serialize, JsonSchema)]
+pub struct AddOutput {
+    /// One per URL given, in order, duplicates included.
+    pub sources: Vec<Source>,
+    /// Other sources the `snapshot` page text is also stored for (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub page_also_stored_for: Vec<u64>,
 }
 
 /// Parameters of `ingest`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IngestParams {
-    /// JSON tool output, as text (e.g. a search tool's raw result). Every object's
-    /// first truthy `url`, `link` or `source_url` starting with http:// or https:// is
-    /// registered, titled by its `title` or `name`.
-    pub json: String,
+    /// JSON tool output (e.g. a search tool's raw result), as text or as the JSON value
+    /// itself. Every object's first truthy `url`, `link` or `source_url` starting with
+    /// http:// or https:// is registered, titled by its `title` or `name`.
+    #[schemars(schema_with = "json_text_or_value")]
+    pub json: Value,
     /// Route these sources came from: web, reddit, rss, video, code, x, or any one word.
     pub via: Option<String>,
 }
 
+/// `ingest`'s `json`: text to parse, or the parsed value (an object or an array).
+fn json_text_or_value(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [{"type": "string"}, {"type": "object"}, {"type": "array"}]
+    })
+}
+
 pub fn ingest(ledger: &Ledger, ctx: &Context, p: IngestParams) -> Outcome {
-    let ingested = ledger.ingest(ctx, p.json, p.via.as_deref())?;
+    let text = match p.json {
+        Value::String(text) => text,
+        v @ (Value::Object(_) | Value::Array(_)) => v.to_string(),
+        other => {
+            return Err(usage(format!(
+                "json must be JSON text, an object or an array, not {other}"
+            )));
+        }
+    };
+    let ingested = ledger.ingest(ctx, text, p.via.as_deref())?;
     let mut text: Vec<String> = ingested
         .skipped
         .iter()
         .map(|s| format!("warn: skipped {:?}, not a URL ({})", s.given, s.reason))
         .collect();
     text.extend(ingested.sources.iter().map(render::id_line));
-    let skipped: Vec<Value> = ingested
+    let skipped = ingested
         .skipped
-        .iter()
-        .map(|s| json!({ "given": s.given, "reason": s.reason }))
+        .into_iter()
+        .map(|s| SkippedOutput {
+            given: s.given,
+            reason: s.reason,
+        })
         .collect();
-    Ok(Done {
-        text: lines(text),
-        structured: json!({ "sources": to_json(&ingested.sources), "skipped": skipped }),
-    })
+    done(
+        lines(text),
+        &IngestOutput {
+            sources: ingested.sources,
+            skipped,
+        },
+    )
+}
+
+/// What `ingest` answers.
+#[derive(Serialize, JsonSchema)]
+pub struct IngestOutput {
+    /// One per URL found, first occurrence wins.
+    pub sources: Vec<Source>,
+    /// URL-looking values that are not URLs.
+    pub skipped: Vec<SkippedOutput>,
+}
+
+/// A URL-looking value `ingest` could not register.
+#[derive(Serialize, JsonSchema)]
+pub struct SkippedOutput {
+    pub given: String,
+    pub reason: String,
 }
 
 /// Parameters of `quote`.
@@ -132,6 +230,7 @@ pub fn ingest(ledger: &Ledger, ctx: &Context, p: IngestParams) -> Outcome {
 #[serde(deny_unknown_fields)]
 pub struct QuoteParams {
     /// Ledger id of the source the quote supports.
+    #[schemars(range(min = 1))]
     pub id: u64,
     /// The exact quote, copied verbatim from the page (at least 3 words).
     pub text: String,
@@ -155,38 +254,120 @@ pub fn quote(ledger: &Ledger, ctx: &Context, p: QuoteParams) -> Outcome {
     };
     let attached = ledger.quote(ctx, p.id, &p.text, page.as_deref())?;
     let note = render::shared_page_note(&attached.page_also_stored_for);
-    Ok(Done {
-        text: lines(std::iter::once(render::attached_line(&attached)).chain(note)),
-        structured: to_json(&attached),
-    })
+    done(
+        lines(std::iter::once(render::attached_line(&attached)).chain(note)),
+        &attached,
+    )
 }
 
 /// Parameters of `list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
+    /// Only sources whose URL or title contains this text, ignoring case.
+    pub query: Option<String>,
+    /// Only sources registered with this route (web, reddit, rss, …).
+    pub via: Option<String>,
+    /// At most this many sources (default 50).
+    #[schemars(range(min = 1, max = 1000))]
+    pub limit: Option<u64>,
+    /// Where to continue: the `next_cursor` of the previous page.
+    pub cursor: Option<String>,
     /// Read this epoch (numbering before a reset) instead of the current one.
+    #[schemars(range(min = 1))]
     pub epoch: Option<u64>,
 }
 
+/// The page size of `list` when the call gives none: small enough for an agent's
+/// context, large enough that most ledgers fit on one page.
+pub const LIST_LIMIT: u64 = 50;
+/// The largest page `list` gives.
+pub const LIST_LIMIT_MAX: u64 = 1000;
+
 pub fn list(ledger: &Ledger, p: ListParams) -> Outcome {
-    let view = ledger.view(p.epoch)?;
-    let mut sources = Vec::new();
-    for s in view.sources()? {
-        sources.push(s?);
+    let limit = p.limit.unwrap_or(LIST_LIMIT);
+    if !(1..=LIST_LIMIT_MAX).contains(&limit) {
+        return Err(usage(format!(
+            "limit {limit} is out of range: give 1 to {LIST_LIMIT_MAX}"
+        )));
     }
-    let text = if sources.is_empty() {
+    let after = match &p.cursor {
+        Some(c) => ListRequest::after_cursor(c).map_err(usage)?,
+        None => 0,
+    };
+    let req = ListRequest {
+        query: p.query.clone(),
+        via: p.via.as_deref().map(check_route).transpose()?,
+        after,
+        limit: Some(limit),
+    };
+    let page = ledger.view(p.epoch)?.list(&req)?;
+    let next = page.next.map(|after| {
+        let mut args = serde_json::Map::new();
+        if let Some(q) = &p.query {
+            args.insert("query".into(), json!(q));
+        }
+        if let Some(v) = &p.via {
+            args.insert("via".into(), json!(v));
+        }
+        if let Some(e) = p.epoch {
+            args.insert("epoch".into(), json!(e));
+        }
+        args.insert("limit".into(), json!(limit));
+        args.insert("cursor".into(), json!(after.to_string()));
+        Value::Object(args)
+    });
+    let empty = page.matched == 0 && !req.is_filtered() && after == 0;
+    let text = if empty {
         format!("ledger is empty: {}", ledger.path().display())
     } else {
-        lines(sources.iter().map(render::list_line))
+        let call = next.as_ref().map(|args| format!("list {args}"));
+        lines(
+            page.sources
+                .iter()
+                .map(render::list_line)
+                .chain([render::page_line(&page, call.as_deref())]),
+        )
     };
-    Ok(Done {
+    let next_call = next.map(|arguments| NextCall {
+        name: "list".into(),
+        arguments,
+    });
+    done(
         text,
-        structured: json!({
-            "ledger": ledger.path().display().to_string(),
-            "sources": to_json(&sources),
-        }),
-    })
+        &ListOutput {
+            ledger: ledger.path().display().to_string(),
+            sources: page.sources,
+            matched: page.matched,
+            next_cursor: page.next.map(|after| after.to_string()),
+            next_call,
+        },
+    )
+}
+
+/// What `list` answers: one page.
+#[derive(Serialize, JsonSchema)]
+pub struct ListOutput {
+    /// The ledger file.
+    pub ledger: String,
+    /// This page's sources, in id order.
+    pub sources: Vec<Source>,
+    /// How many sources match, on all pages.
+    pub matched: u64,
+    /// The cursor for the next page; left out on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// The call for the next page; left out on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_call: Option<NextCall>,
+}
+
+/// A tool call to make next.
+#[derive(Serialize, JsonSchema)]
+pub struct NextCall {
+    pub name: String,
+    #[schemars(with = "serde_json::Map<String, Value>")]
+    pub arguments: Value,
 }
 
 /// Parameters of `render`.
@@ -201,7 +382,12 @@ pub struct RenderParams {
     pub draft: Option<String>,
     /// Path of a draft file, instead of `draft`: the block lists only the ids it cites.
     pub cited_in: Option<PathBuf>,
+    /// Path of a draft file whose Sources block to rewrite in place (or append), listing
+    /// the ids it cites: what `cite render --replace-in` does. Instead of `draft` and
+    /// `cited_in`.
+    pub replace_in: Option<PathBuf>,
     /// Read this epoch instead of the current one.
+    #[schemars(range(min = 1))]
     pub epoch: Option<u64>,
 }
 
@@ -212,17 +398,34 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
         .map(IdSet::parse)
         .transpose()
         .map_err(|e| usage(format!("only: {e}")))?;
+    let given = [
+        p.draft.is_some(),
+        p.cited_in.is_some(),
+        p.replace_in.is_some(),
+    ];
+    if given.iter().filter(|&&g| g).count() > 1 {
+        return Err(usage(
+            "give the draft one way: as text (draft), as a file path (cited_in), or as a file to rewrite (replace_in)",
+        ));
+    }
+    let rewrite = p
+        .replace_in
+        .as_deref()
+        .map(|path| {
+            let rerun = format!("render with replace_in {}", path.display());
+            DraftRewrite::open(path, &rerun)
+        })
+        .transpose()?;
     let draft_text = match (p.draft, &p.cited_in) {
-        (Some(_), Some(_)) => {
-            return Err(usage(
-                "give the draft as text (draft) or as a file path (cited_in), not both",
-            ));
-        }
-        (Some(text), None) => Some(text),
+        (Some(text), _) => Some(text),
         (None, Some(path)) => Some(input::read_text(path)?),
         (None, None) => None,
     };
-    let cited: Option<BTreeSet<u64>> = draft_text.as_deref().map(draft::cited_ids);
+    let cited: Option<BTreeSet<u64>> = rewrite
+        .as_ref()
+        .map(DraftRewrite::text)
+        .or(draft_text.as_deref())
+        .map(draft::cited_ids);
     let style = p.style.unwrap_or(Style::Markdown);
     let view = ledger.view(p.epoch)?;
     let (picked, block) = report::block(&view, style, only.as_ref(), cited.as_ref())?;
@@ -230,10 +433,79 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
         return Err(Refused(report::NOTHING_TO_RENDER.into()));
     }
     let ids: Vec<u64> = picked.iter().map(|s| s.id).collect();
-    Ok(Done {
-        structured: json!({ "style": to_json(&style), "ids": ids, "block": block }),
-        text: block,
-    })
+    let (text, rewritten) = match (rewrite, &p.replace_in) {
+        (Some(rewrite), Some(path)) => {
+            rewrite.write(&block)?;
+            let shown = path.display().to_string();
+            (format!("Sources block rewritten in {shown}"), Some(shown))
+        }
+        _ => (block.clone(), None),
+    };
+    done(
+        text,
+        &RenderOutput {
+            style,
+            ids,
+            block,
+            rewritten,
+        },
+    )
+}
+
+/// What `render` answers.
+#[derive(Serialize, JsonSchema)]
+pub struct RenderOutput {
+    pub style: Style,
+    /// The ids the block lists, in order.
+    pub ids: Vec<u64>,
+    /// The block, without a final newline.
+    pub block: String,
+    /// The draft file the block was written into (with `replace_in`; left out otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewritten: Option<String>,
+}
+
+/// Parameters of `show`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowParams {
+    /// Ledger id of the source.
+    #[schemars(range(min = 1))]
+    pub id: u64,
+    /// Read this epoch instead of the current one.
+    #[schemars(range(min = 1))]
+    pub epoch: Option<u64>,
+}
+
+pub fn show(ledger: &Ledger, p: ShowParams) -> Outcome {
+    let detail = ledger.view(p.epoch)?.detail(p.id)?;
+    done(lines(render::show(&detail)), &detail)
+}
+
+/// Parameters of `reset` (none).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResetParams {}
+
+pub fn reset(ledger: &Ledger, ctx: &Context, _: ResetParams) -> Outcome {
+    let epoch = ledger.reset(ctx)?;
+    let path = ledger.path().display().to_string();
+    done(
+        format!("ledger reset: {path}"),
+        &ResetOutput {
+            ledger: path,
+            epoch: epoch.0,
+        },
+    )
+}
+
+/// What `reset` answers.
+#[derive(Serialize, JsonSchema)]
+pub struct ResetOutput {
+    /// The ledger file.
+    pub ledger: String,
+    /// The new epoch: ids start again at 1; earlier epochs stay readable (`epoch`).
+    pub epoch: u64,
 }
 
 /// Parameters of `verify`.
@@ -248,11 +520,13 @@ pub struct VerifyParams {
     #[serde(default)]
     pub strict: bool,
     /// Required share of prose sentences with declared provenance, 0 to 1 (e.g. 0.6).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub min_coverage: Option<f64>,
     /// Require every cited source to carry at least one verbatim quote, and name them.
     #[serde(default)]
     pub evidence: bool,
     /// Read this epoch instead of the current one.
+    #[schemars(range(min = 1))]
     pub epoch: Option<u64>,
 }
 
@@ -287,8 +561,22 @@ pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
         ledger: Some(ledger.path().to_path_buf()),
     };
     let verified = report::verify(&view, &text, &opts)?;
-    Ok(Done {
-        text: lines(render::verify::lines(&verified).map(|l| l.text)),
-        structured: verified.to_json(),
-    })
+    let text = lines(render::verify::lines(&verified).map(|l| l.text));
+    done(
+        text,
+        &VerifyOutput {
+            evidence: verified.with_evidence.then_some(verified.evidence),
+            report: verified.report,
+        },
+    )
+}
+
+/// What `verify` answers: the report `cite verify --json` prints.
+#[derive(Serialize, JsonSchema)]
+pub struct VerifyOutput {
+    #[serde(flatten)]
+    pub report: draft::Report,
+    /// With `evidence`: each cited source's quotes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Vec<CitedEvidence>>,
 }

@@ -10,7 +10,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::ledger::{Attached, EntryOrigin, EventView, LogEntry, RouteCount, Source, SourceDetail};
+use crate::ledger::{
+    Attached, EntryOrigin, EventView, LogEntry, Page, RouteCount, Source, SourceDetail,
+};
 
 /// `[ID] URL` — what `add` and `ingest` print per input URL.
 pub fn id_line(s: &Source) -> String {
@@ -50,6 +52,18 @@ pub fn list_line(s: &Source) -> String {
         n => line.push_str(&format!("  ({n} quotes)")),
     }
     line
+}
+
+/// The line after a page of `list`: `page: N sources of M matching; next: CALL`, or
+/// `…; no more pages` on the last one. `next` is the exact call for the next page.
+pub fn page_line(page: &Page, next: Option<&str>) -> String {
+    let shown = page.sources.len();
+    let noun = if shown == 1 { "source" } else { "sources" };
+    let head = format!("page: {shown} {noun} of {} matching", page.matched);
+    match next {
+        Some(call) => format!("{head}; next: {call}"),
+        None => format!("{head}; no more pages"),
+    }
 }
 
 /// `list --by-via`: `ROUTE: N`, `(no route)` for sources registered without one.

@@ -68,9 +68,29 @@ impl Server {
     }
 
     fn send(&mut self, msg: &Value) {
+        self.send_raw(&msg.to_string());
+    }
+
+    /// Writes `line` and a newline as they are: malformed and oversized input too.
+    fn send_raw(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{msg}").expect("write to server");
+        stdin.write_all(line.as_bytes()).expect("write to server");
+        stdin.write_all(b"\n").expect("write to server");
         stdin.flush().expect("flush to server");
+    }
+
+    /// The next message the server writes; a hang fails the test.
+    fn next_message(&mut self, waiting_for: &str) -> Value {
+        match self.lines.recv_timeout(TIMEOUT) {
+            Ok(Ok(msg)) => msg,
+            Ok(Err(bad)) => panic!("{bad}"),
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("no reply to {waiting_for} within {TIMEOUT:?}")
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("server closed stdout before answering {waiting_for}")
+            }
+        }
     }
 
     /// Sends a request and returns its response (`result` or `error`), skipping any
@@ -201,14 +221,17 @@ fn protocol_end_to_end_every_tool() {
             .is_some_and(|i| i.contains("verify"))
     );
 
-    // tools/list: the six tools, each with a description and an object input schema.
+    // tools/list: the eight tools, each with a description and object input and output
+    // schemas.
     let listed = srv.request("tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().expect("tools").clone();
     let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     names.sort();
     assert_eq!(
         names,
-        ["add", "ingest", "list", "quote", "render", "verify"]
+        [
+            "add", "ingest", "list", "quote", "render", "reset", "show", "verify"
+        ]
     );
     for t in &tools {
         assert!(
@@ -216,6 +239,7 @@ fn protocol_end_to_end_every_tool() {
             "{t}"
         );
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+        assert_eq!(t["outputSchema"]["type"], "object", "{t}");
     }
     let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
     let add = tool("add");
@@ -342,9 +366,16 @@ fn protocol_end_to_end_every_tool() {
     let (out, _) = srv.ok("quote", json!({"id": 5, "text": "keep the page text"}));
     assert_eq!(out, "[5] evidence attached (1 quote(s))");
 
-    // list: the lines `cite list` prints, and the sources as JSON.
+    // list: the lines `cite list` prints and a page line, and the sources as JSON.
     let (out, data) = srv.ok("list", json!({}));
-    assert_eq!(out, trimmed(sb.ok(&["list"])));
+    assert_eq!(
+        out,
+        format!(
+            "{}\npage: 5 sources of 5 matching; no more pages",
+            trimmed(sb.ok(&["list"]))
+        )
+    );
+    assert_eq!(data["matched"], 5);
     let cli_json: Value = serde_json::from_str(&sb.ok(&["list", "--json"])).unwrap();
     assert_eq!(data["sources"], cli_json);
     assert!(
@@ -614,9 +645,15 @@ fn server_and_cli_writers_share_the_ledger() {
         assert_eq!(sources[id - 1]["url"], json!(url), "id {id}");
     }
     // The CLI sees what the server wrote and the server sees what the CLI wrote.
-    let (out, data) = srv.ok("list", json!({}));
+    let (out, data) = srv.ok("list", json!({"limit": 1000}));
     assert_eq!(data["sources"], cli);
-    assert_eq!(out, trimmed(sb.ok(&["list"])));
+    assert_eq!(
+        out,
+        format!(
+            "{}\npage: {total} sources of {total} matching; no more pages",
+            trimmed(sb.ok(&["list"]))
+        )
+    );
 
     // A CLI write while the server is idle between calls is not blocked by it.
     let started = Instant::now();
@@ -680,4 +717,394 @@ fn server_killed_mid_writes_leaves_the_ledger_consistent() {
         sb.ok(&["add", "https://kill.example/after"]),
         format!("[{next}] https://kill.example/after\n")
     );
+}
+
+/// Issue 11: a JSON-RPC error reply, its code and its id.
+fn rpc_error(msg: &Value) -> (i64, Value) {
+    assert_eq!(msg["jsonrpc"], "2.0", "{msg}");
+    assert!(msg.get("result").is_none(), "a result, not an error: {msg}");
+    let code = msg["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no error code: {msg}"));
+    assert!(
+        msg["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{msg}"
+    );
+    (code, msg.get("id").cloned().unwrap_or(Value::Null))
+}
+
+/// Issue 11: a line that is not JSON gets a parse error (-32700, id null) instead of
+/// silence, and the server answers on.
+#[test]
+fn issue11_malformed_line_gets_a_parse_error() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    for bad in [
+        "{not json",
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list""#,
+        "\u{feff}}",
+    ] {
+        srv.send_raw(bad);
+        let reply = srv.next_message(bad);
+        assert_eq!(rpc_error(&reply), (-32700, Value::Null), "{bad}: {reply}");
+    }
+    // JSON that is not a request: invalid request (-32600), with its id when it has one.
+    srv.send_raw("[1, 2]");
+    assert_eq!(
+        rpc_error(&srv.next_message("[1, 2]")),
+        (-32600, Value::Null)
+    );
+    srv.send_raw(r#"{"jsonrpc":"2.0","id":"q1","params":{}}"#);
+    assert_eq!(
+        rpc_error(&srv.next_message("a request without a method")),
+        (-32600, json!("q1"))
+    );
+    let resp = srv.request("ping", json!({}));
+    assert!(resp.get("result").is_some(), "{resp}");
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
+/// Issue 11: a request whose params do not fit its method gets -32602 with its id
+/// (rmcp took a `tools/call` without a name for an unknown method, -32601).
+#[test]
+fn issue11_invalid_params_get_32602() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    for params in [
+        json!({"arguments": {}}),
+        json!({"name": 5}),
+        json!({"name": "list", "arguments": 5}),
+        json!("list"),
+    ] {
+        let resp = srv.request("tools/call", params.clone());
+        let (code, _) = rpc_error(&resp);
+        assert_eq!(code, -32602, "{params}: {resp}");
+    }
+    let resp = srv.request("tools/call", json!({"name": "nope", "arguments": {}}));
+    assert_eq!(rpc_error(&resp).0, -32602, "{resp}");
+    let resp = srv.request("ping", json!({}));
+    assert!(resp.get("result").is_some(), "{resp}");
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
+/// Issue 11: a request over the size limit (16 MiB) gets an error reply naming the
+/// limit, with its id wherever the id sits in the object, instead of being dropped
+/// while the client waits forever.
+#[test]
+fn issue11_oversized_request_gets_an_error_reply() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    let page = "x".repeat(17 * 1024 * 1024);
+    // The id after the params, as the TypeScript SDK writes it, and before them; the
+    // arguments hold an `id` of their own that must not be taken for the request's.
+    let after = format!(
+        r#"{{"method":"tools/call","params":{{"name":"quote","arguments":{{"id":1,"text":"a b c","evidence":"{page}"}}}},"jsonrpc":"2.0","id":"big-1"}}"#
+    );
+    let before = format!(
+        r#"{{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{{"name":"quote","arguments":{{"id":1,"text":"a b c","evidence":"{page}"}}}}}}"#
+    );
+    for (line, id) in [(after, json!("big-1")), (before, json!(77))] {
+        srv.send_raw(&line);
+        let reply = srv.next_message("an oversized request");
+        let (code, got) = rpc_error(&reply);
+        assert_eq!((code, got), (-32600, id), "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("16 MiB"), "{message}");
+    }
+    // Without a findable id (not even an object), the reply still comes, id null.
+    srv.send_raw(&format!("\"{page}\""));
+    let reply = srv.next_message("an oversized string");
+    assert_eq!(rpc_error(&reply), (-32600, Value::Null));
+    let resp = srv.request("ping", json!({}));
+    assert!(resp.get("result").is_some(), "{resp}");
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
+/// Issue 11: `cite mcp` driven by a real MCP client — the official TypeScript SDK over
+/// stdio — with every tool's inputSchema and outputSchema compiled by Ajv in strict
+/// mode (draft-07 and 2020-12), every tool called, and every structuredContent checked
+/// against its outputSchema (tests/schema-check/check.mjs). Skipped when the node
+/// project is not installed, unless `CITE_REQUIRE_AJV=1`, which CI sets after `npm ci`:
+/// there a missing install fails the test.
+#[test]
+fn issue11_real_client_and_strict_schema_validator() {
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema-check");
+    let installed = project.join("node_modules/ajv").is_dir()
+        && project
+            .join("node_modules/@modelcontextprotocol/sdk")
+            .is_dir();
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !(installed && node) {
+        let required = std::env::var("CITE_REQUIRE_AJV").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "CITE_REQUIRE_AJV=1 but node or tests/schema-check/node_modules is missing — run `npm ci --prefix tests/schema-check`"
+        );
+        eprintln!(
+            "note: node or tests/schema-check/node_modules missing; skipping the Ajv and MCP SDK check"
+        );
+        return;
+    }
+    let sb = Sandbox::new();
+    let mut child = Command::new("node")
+        .arg(project.join("check.mjs"))
+        .arg(assert_cmd::cargo::cargo_bin("cite"))
+        .arg(&sb.ledger)
+        .arg(sb.path())
+        .env_remove("CITE_LEDGER")
+        .env_remove("HERMES_CITATION_LEDGER")
+        .env_remove("CITE_ACTOR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run node");
+    let deadline = Instant::now() + TIMEOUT;
+    while child.try_wait().expect("wait for node").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the schema check did not finish within {TIMEOUT:?}");
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("node output");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_str(stdout.trim()).expect("a JSON summary");
+    assert_eq!(
+        summary["tools"],
+        json!([
+            "add", "ingest", "list", "quote", "render", "reset", "show", "verify"
+        ])
+    );
+    for tool in [
+        "add", "ingest", "list", "quote", "render", "reset", "show", "verify",
+    ] {
+        assert!(
+            summary["called"][tool].as_u64() > Some(0),
+            "{tool}: {summary}"
+        );
+    }
+}
+
+/// Issue 11: the `list` tool answers a page at a time (50 by default), says how many
+/// matched, and gives the exact next call; the cursor survives adds between pages.
+#[test]
+fn issue11_list_tool_pages_and_filters() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    let urls: Vec<String> = (1..=120)
+        .map(|i| format!("https://site{}.example/{i}", i % 3))
+        .collect();
+    srv.ok("add", json!({"urls": urls}));
+
+    let (out, data) = srv.ok("list", json!({}));
+    assert_eq!(data["sources"].as_array().unwrap().len(), 50);
+    assert_eq!(data["matched"], 120);
+    assert_eq!(data["next_cursor"], "50");
+    assert_eq!(
+        data["next_call"],
+        json!({"name": "list", "arguments": {"limit": 50, "cursor": "50"}})
+    );
+    assert!(
+        out.ends_with(
+            "\npage: 50 sources of 120 matching; next: list {\"limit\":50,\"cursor\":\"50\"}"
+        ),
+        "{out}"
+    );
+    // Someone adds between pages: the next page continues where this one stopped.
+    sb.ok(&["add", "https://late.example/x"]);
+    let next = data["next_call"]["arguments"].clone();
+    let (_, data) = srv.ok("list", next);
+    assert_eq!(data["sources"][0]["id"], 51);
+    assert_eq!(data["matched"], 121);
+    let (_, data) = srv.ok("list", json!({"limit": 50, "cursor": "100"}));
+    assert_eq!(data["sources"].as_array().unwrap().len(), 21);
+    assert_eq!(data["sources"][20]["url"], "https://late.example/x");
+    assert_eq!(data.get("next_cursor"), None, "{data}");
+    assert_eq!(data.get("next_call"), None, "{data}");
+
+    let (out, data) = srv.ok("list", json!({"query": "SITE1.example", "limit": 2}));
+    assert_eq!(data["matched"], 40);
+    assert_eq!(
+        out,
+        "[1] https://site1.example/1\n[4] https://site1.example/4\n\
+         page: 2 sources of 40 matching; next: list {\"query\":\"SITE1.example\",\"limit\":2,\"cursor\":\"4\"}"
+    );
+    let msg = srv.refused("list", json!({"limit": 1001}));
+    assert!(msg.contains("limit 1001 is out of range"), "{msg}");
+    let msg = srv.refused("list", json!({"cursor": "x"}));
+    assert!(msg.contains("cursor \"x\" is not one"), "{msg}");
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
+/// Issue 11: `show`, `reset`, `render` with `replace_in`, and `ingest` of a JSON object,
+/// each as the CLI does it.
+#[test]
+fn issue11_show_reset_render_replace_in_and_ingest_object() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    let (out, _) = srv.ok(
+        "ingest",
+        json!({"json": {"results": [{"url": "https://example.com/a", "title": "A"}, {"link": "https://example.com/b"}]}}),
+    );
+    assert_eq!(out, "[1] https://example.com/a\n[2] https://example.com/b");
+    srv.ok(
+        "quote",
+        json!({"id": 1, "text": "hands out small integer ids", "evidence": MCP_PAGE}),
+    );
+    let msg = srv.refused("ingest", json!({"json": 5}));
+    assert!(msg.contains("json must be"), "{msg}");
+
+    // show: the lines and JSON of `cite show`.
+    let (out, data) = srv.ok("show", json!({"id": 1}));
+    assert_eq!(out, trimmed(sb.ok(&["show", "1"])));
+    let cli: Value = serde_json::from_str(&sb.ok(&["show", "1", "--json"])).unwrap();
+    assert_eq!(data, cli);
+    assert_eq!(
+        srv.refused("show", json!({"id": 9})),
+        "error: no source [9] in the ledger"
+    );
+
+    // render with replace_in: the file gets the block `cite render --replace-in` writes.
+    let draft =
+        "# Report\n\nThe ledger hands out ids [1].\n\n## Sources\n\n[2] https://example.com/b\n";
+    let by_tool = sb.file("by-tool.md", draft);
+    let by_cli = sb.file("by-cli.md", draft);
+    let (out, data) = srv.ok("render", json!({"replace_in": by_tool}));
+    assert_eq!(
+        out,
+        format!("Sources block rewritten in {}", by_tool.display())
+    );
+    assert_eq!(data["ids"], json!([1]));
+    assert_eq!(data["rewritten"], json!(by_tool.display().to_string()));
+    sb.ok(&["render", "--replace-in", by_cli.to_str().unwrap()]);
+    let written = std::fs::read_to_string(&by_tool).unwrap();
+    assert_eq!(written, std::fs::read_to_string(&by_cli).unwrap());
+    assert!(
+        written.ends_with("## Sources\n\n[1] https://example.com/a — A\n"),
+        "{written}"
+    );
+    // Again: nothing changes.
+    srv.ok("render", json!({"replace_in": by_tool}));
+    assert_eq!(std::fs::read_to_string(&by_tool).unwrap(), written);
+    // A draft whose block cannot be placed is refused and left as it was.
+    let open_fence = "Text [1].\n\n```\ncode\n";
+    let fenced = sb.file("fenced.md", open_fence);
+    let msg = srv.refused("render", json!({"replace_in": fenced}));
+    assert!(msg.contains("is never closed"), "{msg}");
+    assert!(msg.contains("then run `render with replace_in"), "{msg}");
+    assert_eq!(std::fs::read_to_string(&fenced).unwrap(), open_fence);
+    let msg = srv.refused("render", json!({"replace_in": sb.path()}));
+    assert!(msg.contains("not a regular file"), "{msg}");
+    let msg = srv.refused("render", json!({"replace_in": by_tool, "draft": "x [1]"}));
+    assert!(msg.contains("give the draft one way"), "{msg}");
+
+    // reset: a new epoch; the old one stays readable.
+    let (out, data) = srv.ok("reset", json!({}));
+    assert_eq!(out, format!("ledger reset: {}", sb.ledger.display()));
+    assert_eq!(data["epoch"], 2);
+    let (out, _) = srv.ok("list", json!({}));
+    assert_eq!(out, format!("ledger is empty: {}", sb.ledger.display()));
+    let (_, data) = srv.ok("list", json!({"epoch": 1}));
+    assert_eq!(data["matched"], 2);
+    let (_, data) = srv.ok("show", json!({"id": 2, "epoch": 1}));
+    assert_eq!(data["url"], "https://example.com/b");
+    let log: Value = serde_json::from_str(&sb.ok(&["log", "--json"])).unwrap();
+    let last = log.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["event"]["kind"], "reset", "{last}");
+    assert_eq!(last["command"], json!(["cite", "mcp", "reset"]));
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
+/// Issue 11: the schemas of tools/list, checked without node: no `format` a strict
+/// validator does not know (schemars wrote `uint64`, `double`), no type arrays
+/// (`["string", "null"]`), no `$ref`/`$defs`/`$schema`; the limits the server enforces
+/// are declared, and every tool has an output schema.
+#[test]
+fn issue11_schemas_are_strict_and_declare_limits() {
+    fn walk(v: &Value, at: &str, bad: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let here = format!("{at}/{k}");
+                    match (k.as_str(), x) {
+                        ("format", Value::String(f))
+                            if !["date", "date-time", "uri", "email"].contains(&f.as_str()) =>
+                        {
+                            bad.push(format!("{here}: format {f}"))
+                        }
+                        ("type", Value::Array(_)) => bad.push(format!("{here}: type array {x}")),
+                        ("$ref" | "$defs" | "$schema" | "definitions", _) => {
+                            bad.push(format!("{here}: {k}"))
+                        }
+                        // `properties` holds names, not keywords.
+                        ("properties", Value::Object(props)) => {
+                            for (name, p) in props {
+                                walk(p, &format!("{here}/{name}"), bad);
+                            }
+                        }
+                        _ => walk(x, &here, bad),
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, &format!("{at}/{i}"), bad);
+                }
+            }
+            _ => {}
+        }
+    }
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    let listed = srv.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    let mut bad = Vec::new();
+    for t in &tools {
+        let name = t["name"].as_str().unwrap();
+        walk(&t["inputSchema"], &format!("{name}.inputSchema"), &mut bad);
+        assert_eq!(t["outputSchema"]["type"], "object", "{name}");
+        walk(
+            &t["outputSchema"],
+            &format!("{name}.outputSchema"),
+            &mut bad,
+        );
+    }
+    assert!(bad.is_empty(), "not strict:\n{}", bad.join("\n"));
+    let input = |tool: &str| {
+        tools.iter().find(|t| t["name"] == tool).unwrap()["inputSchema"]["properties"].clone()
+    };
+    assert_eq!(input("add")["urls"]["minItems"], 1);
+    assert_eq!(input("quote")["id"]["minimum"], 1);
+    assert_eq!(input("show")["id"]["minimum"], 1);
+    for tool in ["list", "show", "render", "verify"] {
+        assert_eq!(input(tool)["epoch"]["minimum"], 1, "{tool}");
+    }
+    assert_eq!(input("verify")["min_coverage"]["minimum"], 0.0);
+    assert_eq!(input("verify")["min_coverage"]["maximum"], 1.0);
+    assert_eq!(input("list")["limit"]["minimum"], 1);
+    assert_eq!(input("list")["limit"]["maximum"], 1000);
+    // Optional arguments are simply not required.
+    assert_eq!(input("add")["title"]["type"], "string");
+    let ingest = serde_json::to_string(&input("ingest")["json"]).unwrap();
+    assert!(
+        ingest.contains("\"object\"") && ingest.contains("\"string\""),
+        "{ingest}"
+    );
+    assert_eq!(srv.shutdown(), Some(0));
 }
