@@ -11,13 +11,13 @@
 //! message; a failed verification is a normal result (`isError: false`) whose last line
 //! is `verification failed` and whose report has a non-zero `exit_code`.
 //!
-//! Sharing: the server holds nothing open between calls. Each call opens the store (in
-//! the shared multi-process mode, with the shared sidecar lock for writes), runs one
-//! operation — a write is one durable redb transaction — and closes it, so CLI writers
-//! and other servers proceed while it runs, and a server killed mid-call leaves the
-//! ledger as consistent as a killed CLI command does. Each call runs on tokio's blocking
-//! pool with a fresh [`Context`]: the time, this pid, `$CITE_ACTOR`, and the command
-//! `cite mcp TOOL`.
+//! Sharing: the server keeps the store open between calls, holding no lock while idle,
+//! and commits adds that arrive together in one durable transaction
+//! ([`Ledger::keep_open`]); every write takes the sidecar writer lock for its own turn, so
+//! CLI writers, other servers and maintenance get in between calls, and a server killed
+//! mid-call leaves the ledger as consistent as a killed CLI command does. Each call runs
+//! on tokio's blocking pool with a fresh [`Context`]: the time, this pid, `$CITE_ACTOR`,
+//! and the command `cite mcp TOOL`.
 //!
 //! This module is async (rmcp runs on tokio); the caller supplies the runtime. The rest
 //! of the crate is synchronous.

@@ -383,7 +383,7 @@ impl Store {
     /// applied again. Refuses, changing nothing, a log that does not check out.
     ///
     /// The caller holds the exclusive maintenance lock (opened with
-    /// [`LockMode::Exclusive`](super::lock::LockMode::Exclusive)), so no writer runs
+    /// [`LockMode::Maintenance`](super::lock::LockMode::Maintenance)), so no writer runs
     /// alongside; readers see the old views or the new ones, never a mix.
     pub fn rebuild(&self, wait: Duration) -> Result<Replayed, StoreError> {
         let txn = self.begin_write(wait)?;
