@@ -233,3 +233,76 @@ fn a_ledger_moved_into_place_takes_the_servers_next_writes() {
     assert_eq!(disk.len(), 3, "{disk:?}");
     assert_eq!(disk[2], (3, "https://after.example/b".to_string()));
 }
+
+/// Sends `n` adds for `tag` keeping `inflight` in flight; returns (id, url) per answer.
+fn pump(mcp: &mut Mcp, tag: &str, n: u64, inflight: u64) -> Vec<(u64, String)> {
+    let mut answered = Vec::new();
+    let mut next = 1;
+    while next <= n.min(inflight) {
+        mcp.send_add(next, &format!("https://{tag}.example/{next}"));
+        next += 1;
+    }
+    while (answered.len() as u64) < n {
+        let (_, id, url) = mcp.added();
+        answered.push((id, url));
+        if next <= n {
+            mcp.send_add(next, &format!("https://{tag}.example/{next}"));
+            next += 1;
+        }
+    }
+    answered
+}
+
+#[test]
+fn two_servers_share_one_ledger_without_losing_or_repeating_an_id() {
+    let sb = Sandbox::new();
+    let servers: Vec<_> = ["one", "two"]
+        .into_iter()
+        .map(|tag| {
+            let ledger = sb.ledger.clone();
+            thread::spawn(move || pump(&mut Mcp::start(&ledger), tag, 150, 8))
+        })
+        .collect();
+    let mut answered: Vec<(u64, String)> = servers
+        .into_iter()
+        .flat_map(|s| s.join().expect("a server's client"))
+        .collect();
+    answered.sort();
+    let ids: Vec<u64> = answered.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, (1..=300).collect::<Vec<_>>(), "an id lost or repeated");
+    assert_eq!(on_disk(&sb), answered);
+    assert!(sb.ok(&["audit"]).starts_with("audit OK"));
+}
+
+#[test]
+fn a_server_killed_at_random_moments_loses_no_answered_id() {
+    let sb = Sandbox::new();
+    let mut answered: Vec<(u64, String)> = Vec::new();
+    for round in 0..12u64 {
+        let mut mcp = Mcp::start(&sb.ledger);
+        for i in 1..=40 {
+            mcp.send_add(i, &format!("https://kill{round}.example/{i}"));
+        }
+        // Read a few answers (a different number each round), then SIGKILL mid-batch.
+        for _ in 0..(round * 3) % 20 {
+            let (_, id, url) = mcp.added();
+            answered.push((id, url));
+        }
+        drop(mcp);
+        let disk = on_disk(&sb);
+        for (id, url) in &answered {
+            assert_eq!(
+                disk.get(*id as usize - 1),
+                Some(&(*id, url.clone())),
+                "round {round}: answered id lost or moved"
+            );
+        }
+        let ids: Vec<u64> = disk.iter().map(|(id, _)| *id).collect();
+        assert_eq!(
+            ids,
+            (1..=disk.len() as u64).collect::<Vec<_>>(),
+            "ids dense"
+        );
+    }
+    assert!(sb.ok(&["audit"]).starts_with("audit OK"));
+}
