@@ -11,6 +11,7 @@
 //! domain values as text and knows nothing of the store; [`interop`] does the same for
 //! the formats `export` writes (CSL-JSON, BibLaTeX, RIS, `sources.py`, the log as JSONL).
 
+pub mod app;
 pub mod cli;
 pub mod draft;
 pub mod evidence;
@@ -21,6 +22,7 @@ pub mod mcp;
 pub mod render;
 pub mod rewrite;
 pub mod store;
+pub mod tex;
 pub mod text;
 
 pub use ledger::{AddRequest, Context, Error, Ledger, Source};

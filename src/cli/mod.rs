@@ -7,7 +7,6 @@
 mod add;
 mod audit;
 mod completions;
-mod error;
 mod export;
 mod import;
 mod ingest;
@@ -30,7 +29,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-pub use error::CliError;
+/// The CLI's name for the application's failure type: it exits with its code.
+pub use crate::app::Failure as CliError;
 
 use crate::ledger::{Context, Ledger};
 

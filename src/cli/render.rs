@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::app::report;
 use crate::draft;
-use crate::ledger::report;
 use crate::render::sources::{IdSet, Style};
 use crate::rewrite::DraftRewrite;
 use crate::text::shell_word;

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::app::report;
 use crate::draft::VerifyOptions;
 use crate::input;
-use crate::ledger::report;
 use crate::render;
 
 use super::{CliError, Env};
@@ -32,13 +32,7 @@ pub struct Args {
 }
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
-    if let Some(f) = args.min_coverage
-        && !(0.0..=1.0).contains(&f)
-    {
-        return Err(CliError::usage(format!(
-            "--min-coverage {f} is not a share between 0 and 1 (e.g. 0.6)"
-        )));
-    }
+    crate::app::check_min_coverage("--min-coverage", args.min_coverage)?;
     let text = input::read_draft(&args.draft)?;
     let view = env.ledger.view(args.epoch)?;
     let opts = VerifyOptions {

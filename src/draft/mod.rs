@@ -49,7 +49,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 pub use layout::Fence;
-pub use verify::{Counts, Finding, LedgerFacts, Report, VerifyOptions, verify, verify_summary};
+pub use verify::{
+    CitedEvidence, Counts, Finding, LedgerFacts, Report, Verification, VerifyOptions, verify,
+    verify_summary,
+};
 
 /// A sentence with more citations than this draws a warning.
 pub const MAX_CITATIONS_PER_SENTENCE: usize = 3;

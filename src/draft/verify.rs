@@ -191,10 +191,10 @@ impl<'s, 'a> Listing<'s, 'a> {
             let mut reported: BTreeSet<&str> = BTreeSet::new();
             for e in run {
                 // A BibTeX entry carries `{`, `}` and `\` of the query percent-encoded
-                // (`render::sources::tex_url`): either form is the ledger's URL.
+                // (`crate::tex::tex_url`): either form is the ledger's URL.
                 let same = |u: &str| normalize(u) == url;
-                let matches = same(&e.url)
-                    || crate::render::sources::tex_url_decoded(&e.url).is_some_and(|d| same(&d));
+                let matches =
+                    same(&e.url) || crate::tex::tex_url_decoded(&e.url).is_some_and(|d| same(&d));
                 if !matches && reported.insert(&e.url) {
                     errors.push(Finding::at(mismatched(e, &url), Some(e.line)));
                 }
@@ -589,6 +589,55 @@ fn id_list(ids: &[u64]) -> String {
 /// for digit (12.5 → `12%`, 37.5 → `38%`, 0.285 → `28%`).
 pub(crate) fn percent(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
+}
+
+/// The quotes of one cited source, as `verify --evidence` names them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct CitedEvidence {
+    pub id: u64,
+    pub quotes: Vec<String>,
+}
+
+/// A draft checked against the ledger: the report, and with `evidence`, each cited
+/// source's quotes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    pub report: Report,
+    /// Whether the quotes were asked for (`--evidence`).
+    pub with_evidence: bool,
+    /// For each cited source that carries quotes, in id order (empty unless asked for).
+    pub evidence: Vec<CitedEvidence>,
+}
+
+impl Verification {
+    /// Passed: no error (and, under `strict`, no warning).
+    pub fn passed(&self) -> bool {
+        self.report.exit_code == 0
+    }
+
+    /// The report as one JSON object (`verify --json`, which serializes it straight to
+    /// its output): the [`Report`] fields, plus `evidence` (`[{id, quotes}]`) when the
+    /// quotes were asked for.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a report serializes")
+    }
+}
+
+impl Serialize for Verification {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            #[serde(flatten)]
+            report: &'a Report,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            evidence: Option<&'a [CitedEvidence]>,
+        }
+        Json {
+            report: &self.report,
+            evidence: self.with_evidence.then_some(&self.evidence[..]),
+        }
+        .serialize(s)
+    }
 }
 
 #[cfg(test)]

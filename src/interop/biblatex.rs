@@ -19,7 +19,7 @@
 use std::io::{self, Write};
 
 use crate::ledger::{Source, SourceEntry};
-use crate::render::sources::{bibtex_escape, tex_url};
+use crate::tex::{bibtex_escape, tex_url};
 
 /// The entry for `s`, without a trailing newline.
 pub fn entry(s: &Source) -> String {
@@ -28,7 +28,7 @@ pub fn entry(s: &Source) -> String {
         format!("  title = {{{}}}", bibtex_escape(title)),
         format!("  url = {{{}}}", tex_url(&s.url)),
     ];
-    if let Some((y, m, d)) = super::date_parts(&s.accessed) {
+    if let Some((y, m, d)) = crate::ledger::date_parts(&s.accessed) {
         fields.push(format!("  urldate = {{{y:04}-{m:02}-{d:02}}}"));
     }
     format!("@online{{source{},\n{}\n}}", s.id, fields.join(",\n"))

@@ -55,7 +55,7 @@ pub struct Custom {
 /// The CSL item for `e`.
 pub fn item(e: &SourceEntry) -> Item {
     let s = &e.source;
-    let accessed = match super::date_parts(&s.accessed) {
+    let accessed = match crate::ledger::date_parts(&s.accessed) {
         Some((y, m, d)) => Some(Date::Parts {
             date_parts: vec![vec![y, i32::from(m), i32::from(d)]],
         }),

@@ -91,14 +91,6 @@ fn write_each<E: From<io::Error>>(
     Ok(n)
 }
 
-/// `(year, month, day)` of a `YYYY-MM-DD` access date; `None` for anything else
-/// (`sources.py` ledgers are imported with their dates as recorded).
-pub fn date_parts(accessed: &str) -> Option<(i32, u8, u8)> {
-    let fmt = time::macros::format_description!("[year]-[month]-[day]");
-    let d = time::Date::parse(accessed.trim(), fmt).ok()?;
-    Some((d.year(), u8::from(d.month()), d.day()))
-}
-
 /// Writes `items` as the elements of a pretty JSON array whose `[` the caller wrote,
 /// each element indented by `indent`, and closes it with `close`; an empty array
 /// becomes `[]` plus `close`'s tail. Returns the number of items. Matches Python's
@@ -134,7 +126,7 @@ fn json_items<T: Serialize, E: From<io::Error>>(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::ledger::date_parts;
     use crate::store::event::hex_bytes as hex;
 
     #[test]

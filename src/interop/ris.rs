@@ -41,7 +41,7 @@ pub fn record(s: &Source) -> String {
     out.push_str("TY  - ELEC\r\n");
     out.push_str(&format!("TI  - {}\r\n", one_line(title)));
     out.push_str(&format!("UR  - {}\r\n", one_line(&s.url)));
-    if let Some((y, m, d)) = super::date_parts(&s.accessed) {
+    if let Some((y, m, d)) = crate::ledger::date_parts(&s.accessed) {
         out.push_str(&format!("Y2  - {y:04}/{m:02}/{d:02}/\r\n"));
         out.push_str(&format!("M1  - {y:04}/{m:02}/{d:02}/\r\n"));
     }

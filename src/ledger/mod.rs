@@ -8,7 +8,6 @@ pub mod audit;
 pub mod import;
 pub mod ingest;
 mod kept;
-pub mod report;
 pub mod url;
 mod view;
 
@@ -619,6 +618,14 @@ fn check_quote(text: &str, page: &str) -> Result<evidence::Selector> {
         },
         e => e.into(),
     })
+}
+
+/// `(year, month, day)` of a `YYYY-MM-DD` access date; `None` for anything else
+/// (`sources.py` ledgers are imported with their dates as recorded).
+pub fn date_parts(accessed: &str) -> Option<(i32, u8, u8)> {
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    let d = time::Date::parse(accessed.trim(), fmt).ok()?;
+    Some((d.year(), u8::from(d.month()), d.day()))
 }
 
 /// Registers one checked add in the transaction `w` is writing.

@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::cli::CliError;
+use crate::app::Failure;
 use crate::ledger::{Context, Ledger};
 
 use tools::{
@@ -187,7 +187,7 @@ impl Server {
             Err(e) => {
                 let message = match e.try_into_panic() {
                     Ok(payload) => {
-                        CliError::panicked(Some(self.ledger.path()), payload.as_ref()).message
+                        Failure::panicked(Some(self.ledger.path()), payload.as_ref()).message
                     }
                     Err(e) => format!("error: {tool} did not finish: {e}"),
                 };

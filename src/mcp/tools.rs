@@ -20,12 +20,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::cli::CliError;
+use crate::app::Failure;
+use crate::app::report;
+use crate::draft::CitedEvidence;
 use crate::draft::{self, VerifyOptions};
 use crate::input::{self, InputError};
-use crate::ledger::report::CitedEvidence;
 use crate::ledger::{
-    AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route, report,
+    AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route,
 };
 use crate::render::{self, sources::IdSet, sources::Style};
 use crate::rewrite::{DraftRewrite, ReplaceInError, RewriteError};
@@ -44,30 +45,30 @@ pub struct Refused(pub String);
 
 impl From<crate::ledger::Error> for Refused {
     fn from(e: crate::ledger::Error) -> Refused {
-        Refused(CliError::from(e).message)
+        Refused(Failure::from(e).message)
     }
 }
 
 impl From<RewriteError> for Refused {
     fn from(e: RewriteError) -> Refused {
-        Refused(CliError::from(e).message)
+        Refused(Failure::from(e).message)
     }
 }
 
 impl From<ReplaceInError> for Refused {
     fn from(e: ReplaceInError) -> Refused {
-        Refused(CliError::from(e).message)
+        Refused(Failure::from(e).message)
     }
 }
 
 impl From<InputError> for Refused {
     fn from(e: InputError) -> Refused {
-        Refused(CliError::from(e).message)
+        Refused(Failure::from(e).message)
     }
 }
 
 fn usage(message: impl Into<String>) -> Refused {
-    Refused(CliError::usage(message).message)
+    Refused(Failure::usage(message).message)
 }
 
 pub type Outcome = Result<Done, Refused>;
@@ -531,13 +532,8 @@ pub struct VerifyParams {
 }
 
 pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
-    if let Some(f) = p.min_coverage
-        && !(0.0..=1.0).contains(&f)
-    {
-        return Err(usage(format!(
-            "min_coverage {f} is not a share between 0 and 1 (e.g. 0.6)"
-        )));
-    }
+    crate::app::check_min_coverage("min_coverage", p.min_coverage)
+        .map_err(|f| Refused(f.message))?;
     let text = match (p.draft, &p.path) {
         (Some(_), Some(_)) => {
             return Err(usage(

@@ -1,6 +1,6 @@
 //! The lines `verify` prints: stats, evidence quotes, warnings, failures, the verdict.
 
-use crate::ledger::report::Verification;
+use crate::draft::Verification;
 
 /// One line of the report; `failure` lines go to stderr in the CLI, the rest to stdout.
 #[derive(Debug, Clone, PartialEq, Eq)]

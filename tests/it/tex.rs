@@ -267,7 +267,7 @@ fn assert_all_present(
         if !text.contains(&want) && !text.contains(&reversed) {
             missing.push(format!("title {want:?}"));
         }
-        let want = squash(&cite::render::sources::tex_url(url));
+        let want = squash(&cite::tex::tex_url(url));
         if !text.contains(&fold(&want)) {
             missing.push(format!("URL {want:?}"));
         }

@@ -4,13 +4,11 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use serde::Serialize;
-
-use crate::draft::{self, LedgerFacts, Report, VerifyOptions};
+use crate::draft::{self, CitedEvidence, LedgerFacts, Verification, VerifyOptions};
 use crate::render::sources::{self, IdSet, Style};
 
-use super::url::canonicalize;
-use super::{Error, Result, Source, View};
+use crate::ledger::url::canonicalize;
+use crate::ledger::{Error, Result, Source, View};
 
 /// What `render` says when the selection is empty.
 pub const NOTHING_TO_RENDER: &str = "no sources to render";
@@ -99,55 +97,6 @@ impl LedgerFacts for Facts {
     }
     fn epoch_of(&self, id: u64) -> Option<u64> {
         self.epochs.get(&id).copied()
-    }
-}
-
-/// The quotes of one cited source, as `verify --evidence` names them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct CitedEvidence {
-    pub id: u64,
-    pub quotes: Vec<String>,
-}
-
-/// A draft checked against the ledger: the report, and with `evidence`, each cited
-/// source's quotes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verification {
-    pub report: Report,
-    /// Whether the quotes were asked for (`--evidence`).
-    pub with_evidence: bool,
-    /// For each cited source that carries quotes, in id order (empty unless asked for).
-    pub evidence: Vec<CitedEvidence>,
-}
-
-impl Verification {
-    /// Passed: no error (and, under `strict`, no warning).
-    pub fn passed(&self) -> bool {
-        self.report.exit_code == 0
-    }
-
-    /// The report as one JSON object (`verify --json`, which serializes it straight to
-    /// its output): the [`Report`] fields, plus `evidence` (`[{id, quotes}]`) when the
-    /// quotes were asked for.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).expect("a report serializes")
-    }
-}
-
-impl Serialize for Verification {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Json<'a> {
-            #[serde(flatten)]
-            report: &'a Report,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            evidence: Option<&'a [CitedEvidence]>,
-        }
-        Json {
-            report: &self.report,
-            evidence: self.with_evidence.then_some(&self.evidence[..]),
-        }
-        .serialize(s)
     }
 }
 

@@ -1,0 +1,24 @@
+//! The application layer, below both front ends (`cli` and `mcp`) and above the ledger,
+//! the draft analysis and the renderers: what a command or a tool call does between its
+//! arguments and its output, written once.
+//!
+//! - [`failure`]: the one failure type, its kinds (usage, failed), and how each front
+//!   end shows it (an exit code for the CLI, `isError` for MCP).
+//! - [`report`]: the Sources block and the `verify` report gathered from a ledger view.
+//! - [`check_min_coverage`]: the one rule for a coverage threshold.
+
+pub mod failure;
+pub mod report;
+
+pub use failure::Failure;
+
+/// Refuses a coverage threshold that is not a share between 0 and 1; `name` is how the
+/// caller spells it (`--min-coverage`, `min_coverage`).
+pub fn check_min_coverage(name: &str, value: Option<f64>) -> Result<(), Failure> {
+    match value {
+        Some(f) if !(0.0..=1.0).contains(&f) || f.is_nan() => Err(Failure::usage(format!(
+            "{name} {f} is not a share between 0 and 1 (e.g. 0.6)"
+        ))),
+        _ => Ok(()),
+    }
+}
