@@ -16,6 +16,8 @@
 //! - `concurrency`: many real processes writing one ledger
 //! - `lock`: bounded waits and the exclusive maintenance lock
 //! - `mcp`: `cite mcp` spoken to over stdio, and shared with CLI writers
+//! - `mcp_http`: `cite mcp --http` over Streamable HTTP: the token, origins, same answers
+//!   as stdio
 //! - `crash`: writers killed with SIGKILL mid-write
 //! - `audit`: audit on sound, rebuilt and damaged stores
 //! - `rebuild`: rebuilt stores answer as before; the exclusive lock
@@ -61,6 +63,8 @@ mod import;
 mod lock;
 #[path = "it/mcp.rs"]
 mod mcp;
+#[path = "it/mcp_http.rs"]
+mod mcp_http;
 #[path = "it/model.rs"]
 mod model;
 #[path = "it/prop_url.rs"]
