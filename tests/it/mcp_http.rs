@@ -702,3 +702,107 @@ fn http_server_ends_on_sigterm() {
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
 }
+
+/// A Python with the official MCP SDK (`pip install mcp`): `$CITE_MCP_PYTHON`, else
+/// `python3`; `None` (the test is skipped) unless `CITE_REQUIRE_MCP_SDK=1`, which CI
+/// sets after installing it: there a missing SDK fails the test.
+fn python_with_mcp_sdk() -> Option<String> {
+    let python = std::env::var("CITE_MCP_PYTHON")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "python3".into());
+    let found = Command::new(&python)
+        .args(["-c", "import mcp"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        return Some(python);
+    }
+    let required = std::env::var("CITE_REQUIRE_MCP_SDK").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "CITE_REQUIRE_MCP_SDK=1 but {python} cannot import mcp — install it (pip install mcp) or set CITE_MCP_PYTHON"
+    );
+    eprintln!("note: {python} has no MCP SDK (pip install mcp); skipping the SDK client test");
+    None
+}
+
+/// Runs tests/fixtures/mcp_sdk_client.py with `args`; returns (success, stdout, stderr).
+fn sdk_client(python: &str, args: &[&str]) -> (bool, String, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_sdk_client.py");
+    let child = Command::new(python)
+        .arg(script)
+        .args(args)
+        .env_remove("CITE_LEDGER")
+        .env_remove("CITE_ACTOR")
+        .env_remove("CITE_MCP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the SDK client");
+    let out = wait_output(child);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// What the SDK client saw, with the ledger path (which differs per sandbox) checked
+/// and taken out.
+fn sdk_session(stdout: &str, ledger: &Path) -> Value {
+    let mut seen: Value = serde_json::from_str(stdout.trim()).expect("the client's JSON");
+    let listed = seen["list"]["structured"]
+        .as_object_mut()
+        .expect("list structured")
+        .remove("ledger")
+        .expect("ledger in list");
+    assert!(
+        Path::new(listed.as_str().expect("path")).ends_with(ledger.file_name().expect("name")),
+        "{listed}"
+    );
+    seen
+}
+
+#[test]
+fn the_python_mcp_sdk_over_stdio_and_http() {
+    let Some(python) = python_with_mcp_sdk() else {
+        return;
+    };
+    let cite = assert_cmd::cargo::cargo_bin("cite");
+    let stdio_sb = Sandbox::new();
+    let ledger = stdio_sb.ledger.to_str().expect("utf-8 path");
+    let (ok, out, err) = sdk_client(&python, &["stdio", cite.to_str().expect("utf-8"), ledger]);
+    assert!(ok, "stdio session failed: {err}");
+    let over_stdio = sdk_session(&out, &stdio_sb.ledger);
+    assert_eq!(
+        over_stdio["tools"],
+        json!(["add", "ingest", "list", "quote", "render", "verify"])
+    );
+    assert_eq!(
+        over_stdio["add"]["text"],
+        "[1] https://example.com/a\n[2] https://example.com/b"
+    );
+    assert_eq!(over_stdio["refused"]["is_error"], json!(true));
+
+    let sb = Sandbox::new();
+    let srv = HttpServer::start(&sb.ledger, &[]);
+    let (ok, out, err) = sdk_client(&python, &["http", &srv.url, TOKEN]);
+    assert!(ok, "HTTP session failed: {err}");
+    assert_eq!(sdk_session(&out, &sb.ledger), over_stdio);
+    assert_eq!(
+        sb.ok(&["list"]),
+        "[1] https://example.com/a\n[2] https://example.com/b\n"
+    );
+
+    // With another token the client fails at connection, and nothing is written.
+    let refused_sb = Sandbox::new();
+    let srv = HttpServer::start(&refused_sb.ledger, &[]);
+    let (ok, _, _) = sdk_client(&python, &["http", &srv.url, "another-token-0123456789"]);
+    assert!(!ok, "a client with the wrong token got through");
+    srv.stderr_line(|l| l.ends_with(": wrong bearer token"));
+    assert!(!refused_sb.ledger.exists());
+}
