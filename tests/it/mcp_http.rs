@@ -77,7 +77,7 @@ impl HttpServer {
         let line = server.stderr_line(|l| l.starts_with("cite mcp: listening on "));
         server.url = line["cite mcp: listening on ".len()..].to_string();
         assert!(
-            server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"),
+            server.url.starts_with("http://") && server.url.ends_with("/mcp"),
             "{line}"
         );
         server
@@ -104,8 +104,9 @@ impl HttpServer {
 
     /// The port the server listens on.
     fn port(&self) -> u16 {
-        let rest = self.url.strip_prefix("http://127.0.0.1:").expect("url");
-        rest.trim_end_matches("/mcp").parse().expect("port")
+        let authority = self.url.trim_end_matches("/mcp");
+        let (_, port) = authority.rsplit_once(':').expect("url with a port");
+        port.parse().expect("port")
     }
 
     /// POSTs `body` to the endpoint as an MCP client does, with `Authorization: Bearer
@@ -486,6 +487,23 @@ fn http_refuses_foreign_browser_origins() {
     let r = srv.post(Some(TOKEN), &[("Host", "evil.example")], &list);
     assert_eq!(r.status, 403, "{}", r.body);
     assert!(r.body.contains("Host"), "{}", r.body);
+}
+
+#[test]
+fn http_on_another_loopback_address() {
+    let sb = Sandbox::new();
+    let mut cmd = mcp_command(&sb.ledger);
+    cmd.args(["--http", "127.0.0.2:0"])
+        .env("CITE_MCP_TOKEN", TOKEN);
+    let mut srv = HttpServer::spawn(cmd);
+    assert!(srv.url.starts_with("http://127.0.0.2:"), "{}", srv.url);
+    // The Host header names the address bound: it is the server's own.
+    let init = srv.initialize();
+    assert_eq!(init["serverInfo"]["name"], "cite", "{init}");
+    let own = format!("http://127.0.0.2:{}", srv.port());
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let r = srv.post(Some(TOKEN), &[("Origin", &own)], &list);
+    assert_eq!(r.status, 200, "{}", r.body);
 }
 
 #[test]
