@@ -173,11 +173,11 @@ impl Server {
 /// `Origin` (every non-browser client) passes; a browser's passes only from the
 /// server's own origin or one given with `--allow-origin`.
 ///
-/// `Host` is checked only on a loopback address, where rmcp's default list (localhost,
-/// 127.0.0.1, ::1) is exactly right. On any other address the names clients use for
-/// the machine cannot be known here; a rebinding page still cannot get in, because it
-/// cannot send the bearer token (a browser never adds one by itself) and its `Origin`
-/// is refused.
+/// `Host` is checked only on a loopback address, where the names are known: the
+/// loopback names and the address bound (127.0.0.2 is loopback too). On any other
+/// address the names clients use for the machine cannot be known here; a rebinding page
+/// still cannot get in, because it cannot send the bearer token (a browser never adds
+/// one by itself) and its `Origin` is refused.
 fn transport_config(local: SocketAddr, extra_origins: Vec<String>) -> StreamableHttpServerConfig {
     let mut origins = own_origins(local);
     origins.extend(extra_origins);
@@ -188,31 +188,36 @@ fn transport_config(local: SocketAddr, extra_origins: Vec<String>) -> Streamable
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     if local.ip().is_loopback() {
-        config
+        config.with_allowed_hosts(own_hosts(local.ip()))
     } else {
         config.disable_allowed_hosts()
     }
 }
 
+/// The host names of this server: the address bound, and on loopback each loopback name.
+fn own_hosts(ip: IpAddr) -> Vec<String> {
+    let mut hosts = Vec::new();
+    if ip.is_loopback() {
+        hosts.extend(["localhost", "127.0.0.1", "[::1]"].map(String::from));
+    }
+    let bound = match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => format!("[{v6}]"),
+    };
+    if !ip.is_unspecified() && !hosts.contains(&bound) {
+        hosts.push(bound);
+    }
+    hosts
+}
+
 /// The origins of pages served from this server's own address (none is, but they are
-/// not foreign): on loopback, under each loopback name.
+/// not foreign).
 fn own_origins(local: SocketAddr) -> Vec<String> {
     let port = local.port();
-    let ip = local.ip();
-    if ip.is_loopback() {
-        vec![
-            format!("http://localhost:{port}"),
-            format!("http://127.0.0.1:{port}"),
-            format!("http://[::1]:{port}"),
-        ]
-    } else if ip.is_unspecified() {
-        Vec::new()
-    } else {
-        match ip {
-            IpAddr::V4(v4) => vec![format!("http://{v4}:{port}")],
-            IpAddr::V6(v6) => vec![format!("http://[{v6}]:{port}")],
-        }
-    }
+    own_hosts(local.ip())
+        .into_iter()
+        .map(|host| format!("http://{host}:{port}"))
+        .collect()
 }
 
 /// What every request passes through: the token, the path, then rmcp.
@@ -331,12 +336,27 @@ mod tests {
     }
 
     #[test]
-    fn own_origins_follow_the_bound_address() {
+    fn own_origins_and_hosts_follow_the_bound_address() {
         let loopback: SocketAddr = "127.0.0.1:8377".parse().unwrap();
-        assert!(own_origins(loopback).contains(&"http://localhost:8377".to_string()));
+        assert_eq!(
+            own_origins(loopback),
+            [
+                "http://localhost:8377",
+                "http://127.0.0.1:8377",
+                "http://[::1]:8377"
+            ]
+        );
+        let other_loopback: SocketAddr = "127.0.0.2:8377".parse().unwrap();
+        let config = transport_config(other_loopback, vec!["https://app.example:443".into()]);
+        assert_eq!(
+            config.allowed_hosts,
+            ["localhost", "127.0.0.1", "[::1]", "127.0.0.2"]
+        );
+        assert_eq!(config.allowed_origins.len(), 5);
         let any: SocketAddr = "0.0.0.0:8377".parse().unwrap();
         assert!(own_origins(any).is_empty());
+        assert!(transport_config(any, vec![]).allowed_hosts.is_empty());
         let lan: SocketAddr = "[fd00::5]:80".parse().unwrap();
-        assert_eq!(own_origins(lan), vec!["http://[fd00::5]:80".to_string()]);
+        assert_eq!(own_origins(lan), ["http://[fd00::5]:80"]);
     }
 }
