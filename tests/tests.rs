@@ -18,6 +18,8 @@
 //! - `mcp`: `cite mcp` spoken to over stdio, and shared with CLI writers
 //! - `mcp_group`: the server's kept store and group commit, with CLI writers, rebuild and
 //!   a ledger moved into place
+//! - `mcp_http`: `cite mcp --http` over Streamable HTTP: the token, origins, same answers
+//!   as stdio
 //! - `crash`: writers killed with SIGKILL mid-write
 //! - `audit`: audit on sound, rebuilt and damaged stores
 //! - `rebuild`: rebuilt stores answer as before; the exclusive lock
@@ -67,6 +69,8 @@ mod lock;
 mod mcp;
 #[path = "it/mcp_group.rs"]
 mod mcp_group;
+#[path = "it/mcp_http.rs"]
+mod mcp_http;
 #[path = "it/model.rs"]
 mod model;
 #[path = "it/prop_url.rs"]

@@ -82,7 +82,7 @@ enum Command {
     Export(export::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(completions::Args),
-    /// Serve the ledger to agents as MCP tools over stdin/stdout
+    /// Serve the ledger to agents as MCP tools over stdin/stdout, or HTTP with --http
     Mcp(mcp::Args),
 }
 

@@ -21,7 +21,11 @@
 //!
 //! This module is async (rmcp runs on tokio); the caller supplies the runtime. The rest
 //! of the crate is synchronous.
+//!
+//! Two transports serve the one [`Server`] and its tool router: stdin/stdout
+//! ([`Server::serve_stdio`]) and Streamable HTTP ([`http`], `cite mcp --http`).
 
+pub mod http;
 pub mod schema;
 pub mod tools;
 pub mod transport;
