@@ -20,6 +20,7 @@
 //! - `audit`: audit on sound, rebuilt and damaged stores
 //! - `rebuild`: rebuilt stores answer as before; the exclusive lock
 //! - `crash_loop`: a writer killed at random moments, many times
+//! - `first_minutes`: issue 12 — help text, closed pipes, URL schemes, notes to a new user
 //! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
 
@@ -50,6 +51,8 @@ mod crash;
 mod crash_loop;
 #[path = "it/export.rs"]
 mod export;
+#[path = "it/first_minutes.rs"]
+mod first_minutes;
 #[path = "it/golden.rs"]
 mod golden;
 #[path = "it/hardening.rs"]

@@ -28,7 +28,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub use error::CliError;
 
@@ -139,9 +139,28 @@ pub struct Env<'a> {
     pub out: &'a mut dyn Write,
 }
 
+/// The command line as clap sees it: [`Cli`], with the global flags that mean nothing
+/// to `completions` hidden from its help (they are still accepted there, as anywhere).
+pub(crate) fn command() -> clap::Command {
+    let cmd = Cli::command();
+    // clap copies a global flag into each subcommand when the command is built, unless
+    // the subcommand has one of that name already: a hidden copy there keeps it out of
+    // the help and still hands its value up. (Editing the flag after the build breaks
+    // clap's index of flags.)
+    let hidden: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.clone().hide(true))
+        .collect();
+    cmd.mut_subcommand("completions", |c| c.args(hidden))
+}
+
 /// Parses `args`, runs the command, and returns the process exit code.
 pub fn run(args: Vec<OsString>) -> i32 {
-    let cli = match Cli::try_parse_from(&args) {
+    let parsed = command()
+        .try_get_matches_from(&args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

@@ -1,0 +1,50 @@
+//! Issue 12, item 5: what a new user meets in the first five minutes — help that says
+//! what a command needs, a closed pipe that is not called damage, and URL schemes that
+//! are refused or accepted as the message says.
+
+use std::process::Stdio;
+
+use crate::util::Sandbox;
+
+/// Runs `cite --ledger LEDGER ARGS…` with its stdout a pipe whose read end is already
+/// closed, like `cite completions bash | head -c 10` once `head` has exited: every
+/// write fails with EPIPE, so the outcome does not depend on timing.
+fn run_into_closed_pipe(sb: &Sandbox, args: &[&str]) -> (i32, String) {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cite"))
+        .arg("--ledger")
+        .arg(&sb.ledger)
+        .args(args)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run cite");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+// ---- a closed pipe ---------------------------------------------------------------------
+
+#[test]
+fn issue12_completions_into_a_closed_pipe_is_not_ledger_damage() {
+    let sb = Sandbox::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, stderr) = run_into_closed_pipe(&sb, &["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {stderr}");
+        assert!(stderr.is_empty(), "{shell}: {stderr}");
+    }
+    assert!(!sb.ledger.exists(), "completions touch no ledger");
+}
+
+#[test]
+fn issue12_help_into_a_closed_pipe_is_quiet() {
+    let sb = Sandbox::new();
+    for args in [&["--help"][..], &["verify", "--help"], &["--version"]] {
+        let (code, stderr) = run_into_closed_pipe(&sb, args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        assert!(!stderr.contains("damaged"), "{args:?}: {stderr}");
+    }
+}
