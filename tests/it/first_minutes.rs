@@ -48,3 +48,34 @@ fn issue12_help_into_a_closed_pipe_is_quiet() {
         assert!(!stderr.contains("damaged"), "{args:?}: {stderr}");
     }
 }
+
+// ---- URL schemes -----------------------------------------------------------------------
+
+/// `add` keeps ftp and file URLs (a local PDF, an FTP archive), and a refusal names the
+/// schemes it accepts, ftp and file included, so the message and the behaviour agree.
+#[test]
+fn issue12_add_accepts_ftp_and_file_urls_as_its_message_says() {
+    let sb = Sandbox::new();
+    sb.cite()
+        .args([
+            "add",
+            "ftp://ftp.example.org/pub/notes.txt",
+            "file:///home/me/papers/ice.pdf",
+        ])
+        .assert()
+        .success()
+        .stdout("[1] ftp://ftp.example.org/pub/notes.txt\n[2] file:///home/me/papers/ice.pdf\n");
+    for bad in ["mailto:someone@example.org", "gopher://old.example/1", "ftp://"] {
+        let out = sb.run(&["add", bad]);
+        assert_eq!(out.code, 2, "{bad}: {out:?}");
+        assert!(
+            out.stderr.contains(&format!("error: not a URL: {bad:?}"))
+                && out
+                    .stderr
+                    .contains("give an absolute http, https, ftp or file URL, doi:10.…, or arXiv:ID"),
+            "{bad}: {}",
+            out.stderr
+        );
+    }
+    assert_eq!(sb.ok(&["list"]).lines().count(), 2, "refusals write nothing");
+}
