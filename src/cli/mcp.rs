@@ -4,6 +4,22 @@ use crate::mcp::Server;
 
 use super::{CliError, Env};
 
+/// Shown under `cite mcp --help`: the server is started by an agent, never by hand, so
+/// the help says how to tell the agent about it.
+pub const AFTER_HELP: &str = "\
+Tools: add, ingest, quote, list, render, verify. Stdout carries only protocol messages.
+
+Register it with Claude Code:
+  claude mcp add cite -- cite mcp
+  claude mcp add cite -e CITE_LEDGER=\"$PWD/ledger.redb\" -- cite mcp
+or in a project's .mcp.json:
+  {\"mcpServers\": {\"cite\": {\"command\": \"cite\", \"args\": [\"mcp\", \"--ledger\", \"ledger.redb\"]}}}
+Hermes (~/.hermes/config.yaml):
+  mcp_servers:
+    cite:
+      command: cite
+      args: [\"mcp\", \"--ledger\", \"/home/me/research/ledger.redb\"]";
+
 #[derive(clap::Args, Debug)]
 pub struct Args {}
 

@@ -71,6 +71,7 @@ enum Command {
     /// Render the Sources block (or rewrite it in a draft)
     Render(render::Args),
     /// Check a draft's citations against the ledger
+    #[command(after_help = verify::AFTER_HELP)]
     Verify(verify::Args),
     /// Recompute every table from the event log (exclusive maintenance)
     Rebuild(rebuild::Args),
@@ -83,6 +84,7 @@ enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(completions::Args),
     /// Serve the ledger to agents as MCP tools over stdin/stdout
+    #[command(after_help = mcp::AFTER_HELP)]
     Mcp(mcp::Args),
 }
 

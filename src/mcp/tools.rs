@@ -77,6 +77,7 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
     if p.urls.is_empty() {
         return Err(usage("give at least one URL in urls"));
     }
+    let ignored_title = render::ignored_title_note(p.title.is_some(), p.urls.len());
     let req = AddRequest {
         urls: p.urls,
         title: p.title,
@@ -91,7 +92,14 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
         structured["page_also_stored_for"] = to_json(&added.page_also_stored_for);
     }
     Ok(Done {
-        text: lines(added.sources.iter().map(render::id_line).chain(note)),
+        text: lines(
+            added
+                .sources
+                .iter()
+                .map(render::id_line)
+                .chain(ignored_title)
+                .chain(note),
+        ),
         structured,
     })
 }

@@ -65,17 +65,92 @@ fn issue12_add_accepts_ftp_and_file_urls_as_its_message_says() {
         .assert()
         .success()
         .stdout("[1] ftp://ftp.example.org/pub/notes.txt\n[2] file:///home/me/papers/ice.pdf\n");
-    for bad in ["mailto:someone@example.org", "gopher://old.example/1", "ftp://"] {
+    for bad in [
+        "mailto:someone@example.org",
+        "gopher://old.example/1",
+        "ftp://",
+    ] {
         let out = sb.run(&["add", bad]);
         assert_eq!(out.code, 2, "{bad}: {out:?}");
         assert!(
             out.stderr.contains(&format!("error: not a URL: {bad:?}"))
-                && out
-                    .stderr
-                    .contains("give an absolute http, https, ftp or file URL, doi:10.…, or arXiv:ID"),
+                && out.stderr.contains(
+                    "give an absolute http, https, ftp or file URL, doi:10.…, or arXiv:ID"
+                ),
             "{bad}: {}",
             out.stderr
         );
     }
-    assert_eq!(sb.ok(&["list"]).lines().count(), 2, "refusals write nothing");
+    assert_eq!(
+        sb.ok(&["list"]).lines().count(),
+        2,
+        "refusals write nothing"
+    );
+}
+
+// ---- help ------------------------------------------------------------------------------
+
+fn help(sb: &Sandbox, args: &[&str]) -> String {
+    let out = sb.run(args);
+    assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+    out.stdout
+}
+
+#[test]
+fn issue12_verify_help_names_the_markers() {
+    let sb = Sandbox::new();
+    let text = help(&sb, &["verify", "--help"]);
+    for marker in ["[N]", "[tool:NAME]", "[policy]", "[unverified]"] {
+        assert!(text.contains(marker), "{marker} missing from:\n{text}");
+    }
+    assert!(text.contains("render --replace-in"), "{text}");
+}
+
+#[test]
+fn issue12_completions_help_shows_only_what_completions_takes() {
+    let sb = Sandbox::new();
+    let text = help(&sb, &["completions", "--help"]);
+    assert!(text.contains("<SHELL>"), "{text}");
+    assert!(!text.contains("--ledger"), "{text}");
+    assert!(!text.contains("--wait"), "{text}");
+    // Still accepted, before and after the subcommand, as every global flag is.
+    let out = sb.run(&["completions", "bash", "--wait", "1"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("_cite()"));
+}
+
+#[test]
+fn issue12_mcp_help_shows_how_to_register_the_server() {
+    let sb = Sandbox::new();
+    let text = help(&sb, &["mcp", "--help"]);
+    assert!(text.contains("claude mcp add cite -- cite mcp"), "{text}");
+    assert!(text.contains("mcpServers"), "{text}");
+    assert!(text.contains("add, ingest, quote, list, render"), "{text}");
+}
+
+// ---- notes -----------------------------------------------------------------------------
+
+#[test]
+fn issue12_title_with_several_urls_says_it_was_ignored() {
+    let sb = Sandbox::new();
+    let out = sb.run(&[
+        "add",
+        "https://a.example",
+        "https://b.example",
+        "--title",
+        "T",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "[1] https://a.example\n[2] https://b.example\n");
+    assert_eq!(
+        out.stderr,
+        "note: the title was ignored: a title applies only when one URL is given (got 2) — add each URL with its own title\n"
+    );
+    assert_eq!(
+        sb.ok(&["list"]),
+        "[1] https://a.example\n[2] https://b.example\n"
+    );
+    // One URL: the title is taken, and nothing is said.
+    let out = sb.run(&["add", "https://c.example", "--title", "C"]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
