@@ -21,6 +21,7 @@
 //! - `rebuild`: rebuilt stores answer as before; the exclusive lock
 //! - `crash_loop`: a writer killed at random moments, many times
 //! - `first_minutes`: issue 12 — help text, closed pipes, URL schemes, notes to a new user
+//! - `hook`: issue 12 — `cite hook claude-code` fed recorded payloads of every shape
 //! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
 
@@ -57,6 +58,8 @@ mod first_minutes;
 mod golden;
 #[path = "it/hardening.rs"]
 mod hardening;
+#[path = "it/hook.rs"]
+mod hook;
 #[path = "it/import.rs"]
 mod import;
 #[path = "it/lock.rs"]

@@ -9,6 +9,7 @@ mod audit;
 mod completions;
 mod error;
 mod export;
+mod hook;
 mod import;
 mod ingest;
 mod list;
@@ -44,9 +45,10 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     ledger: Option<PathBuf>,
 
-    /// Longest wait, in seconds, for another process holding the ledger
-    #[arg(long, global = true, value_name = "SECS", default_value = "30", value_parser = parse_wait)]
-    wait: Duration,
+    /// Longest wait, in seconds, for another process holding the ledger [default: 30; 2
+    /// for `hook`]
+    #[arg(long, global = true, value_name = "SECS", value_parser = parse_wait)]
+    wait: Option<Duration>,
 
     #[command(subcommand)]
     command: Command,
@@ -86,7 +88,17 @@ enum Command {
     /// Serve the ledger to agents as MCP tools over stdin/stdout
     #[command(after_help = mcp::AFTER_HELP)]
     Mcp(mcp::Args),
+    /// Register the sources of an agent's tool call (run by the agent as a hook)
+    #[command(after_help = hook::AFTER_HELP)]
+    Hook(hook::Args),
 }
+
+/// How long a writer waits for the ledger unless `--wait` says otherwise.
+const DEFAULT_WAIT: Duration = Duration::from_secs(30);
+
+/// The same for `hook`: the agent waits for its hooks after every tool call, so a busy
+/// ledger costs a registration (reported on stderr), not a stalled agent.
+const HOOK_WAIT: Duration = Duration::from_secs(2);
 
 fn parse_wait(s: &str) -> Result<Duration, String> {
     let secs: f64 = s
@@ -173,6 +185,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     // threads, and a lock held here would block them forever.
     let mut out = terminal::Defused::new(io::BufWriter::new(io::stdout()));
     let ledger = cli.ledger.clone();
+    let hook = matches!(cli.command, Command::Hook(_));
     // redb may panic on a file altered behind its back; the user gets one clear line.
     let result = panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli, &args, &mut out)))
         .unwrap_or_else(|payload| Err(CliError::panicked(ledger.as_deref(), payload.as_ref())))
@@ -180,6 +193,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) if e.code == 0 => 0,
+        // A hook that fails must not fail the agent's tool call: one line, exit 0.
+        Err(e) if hook => {
+            let line = e.message.trim_start_matches("error: ").replace('\n', " — ");
+            eprintln!("cite hook: {line}");
+            0
+        }
         Err(e) => {
             let _ = out.flush();
             // Commands that print their own verdict (verify) fail with an empty message.
@@ -193,8 +212,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
 
 fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliError> {
     let path = ledger_path(cli.ledger)?;
+    let wait = cli.wait.unwrap_or(match cli.command {
+        Command::Hook(_) => HOOK_WAIT,
+        _ => DEFAULT_WAIT,
+    });
     let mut env = Env {
-        ledger: Ledger::new(path, cli.wait),
+        ledger: Ledger::new(path, wait),
         ctx: context(args),
         out,
     };
@@ -214,6 +237,7 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Export(a) => export::run(&mut env, &a),
         Command::Completions(a) => completions::run(&mut env, &a),
         Command::Mcp(a) => mcp::run(&mut env, &a),
+        Command::Hook(a) => hook::run(&mut env, &a),
     }
 }
 
