@@ -22,6 +22,7 @@
 //! - `crash_loop`: a writer killed at random moments, many times
 //! - `first_minutes`: issue 12 — help text, closed pipes, URL schemes, notes to a new user
 //! - `hook`: issue 12 — `cite hook claude-code` fed recorded payloads of every shape
+//! - `skill`: issue 12 — the skill file's format, and that its commands and flags exist
 //! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
 
@@ -72,3 +73,5 @@ mod model;
 mod prop_url;
 #[path = "it/rebuild.rs"]
 mod rebuild;
+#[path = "it/skill.rs"]
+mod skill;
