@@ -49,6 +49,30 @@ cat "$work/draft.md"
 # 4. Verify before delivering.
 step verify "$work/draft.md" --evidence --min-coverage 0.5
 
-# 5. Anyone can check the history: how each id was registered, and that nothing was rewritten.
+# 5. What verify catches: an id the ledger never handed out (a citation made up from
+#    memory) and a URL typed by hand into the Sources block (here, with its query lost).
+text=$(<"$work/draft.md")
+text=${text/"## Sources"/"Pure water is densest at about 4 °C, so colder water rises.[7]
+
+## Sources"}
+text=${text/"https://limnology.example.net/lakes/winter?lang=en"/"https://limnology.example.net/lakes/winter"}
+printf '%s\n' "$text" > "$work/bad.md"
+step verify "$work/bad.md" || true
+
+printf '\n# What to do: never type an id or a Sources entry. Register the page the claim came
+# from and cite the id add prints (or drop the claim, or mark it [unverified]); then let
+# render rewrite the block from the ledger, and verify again:\n'
+new=(add https://physics.example.org/water/maximum-density --title "Water's maximum density")
+printf '\n$ cite'; for a in "${new[@]}"; do shown "$a"; done
+added=$(cite "${new[@]}")
+printf '\n%s\n' "$added"
+id=${added%% *}   # the id add printed, as in "[5] https://…"
+text=$(<"$work/bad.md")
+printf '%s\n' "${text/"[7]"/"$id"}" > "$work/bad.md"
+printf '\n# (the draft now cites %s where it said [7])\n' "$id"
+step render --style evidence --replace-in "$work/bad.md"
+step verify "$work/bad.md"
+
+# 6. Anyone can check the history: how each id was registered, and that nothing was rewritten.
 step show 1
 step audit

@@ -10,11 +10,13 @@
 //! [`ledger`] (operations) → [`store`] (tables, events, locking). [`render`] formats
 //! domain values as text and knows nothing of the store; [`interop`] does the same for
 //! the formats `export` writes (CSL-JSON, BibLaTeX, RIS, `sources.py`, the log as JSONL).
+//! [`hook`] reads the payloads agents hand their hooks (pure, like [`draft`]).
 
 pub mod app;
 pub mod cli;
 pub mod draft;
 pub mod evidence;
+pub mod hook;
 pub mod input;
 pub mod interop;
 pub mod ledger;

@@ -26,6 +26,9 @@
 //! - `crash_loop`: a writer killed at random moments, many times
 //! - `tex`: issue 12 — the BibTeX and BibLaTeX outputs typeset by lualatex + biber and
 //!   pdflatex + bibtex, every title and URL found in the PDF
+//! - `first_minutes`: issue 12 — help text, closed pipes, URL schemes, notes to a new user
+//! - `hook`: issue 12 — `cite hook claude-code` fed recorded payloads of every shape
+//! - `skill`: issue 12 — the skill file's format, and that its commands and flags exist
 //! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
 //! - `syncs`: how many fdatasyncs each command costs (strace)
@@ -57,10 +60,14 @@ mod crash;
 mod crash_loop;
 #[path = "it/export.rs"]
 mod export;
+#[path = "it/first_minutes.rs"]
+mod first_minutes;
 #[path = "it/golden.rs"]
 mod golden;
 #[path = "it/hardening.rs"]
 mod hardening;
+#[path = "it/hook.rs"]
+mod hook;
 #[path = "it/import.rs"]
 mod import;
 #[path = "it/lock.rs"]
@@ -77,6 +84,8 @@ mod model;
 mod prop_url;
 #[path = "it/rebuild.rs"]
 mod rebuild;
+#[path = "it/skill.rs"]
+mod skill;
 #[path = "it/syncs.rs"]
 mod syncs;
 #[path = "it/tex.rs"]

@@ -36,6 +36,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         snapshot: args.snapshot.as_deref().map(read_input).transpose()?,
     };
     let added = env.ledger.add(&env.ctx, &req)?;
+    let ignored_title = render::ignored_title_note(args.title.is_some(), args.urls.len());
     if args.json {
         render::json_array(env.out, added.sources.iter().map(Ok::<_, CliError>))?;
     } else {
@@ -45,5 +46,6 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     }
     // On stderr: stdout keeps `sources.py`'s lines (and JSON shape) for the tools that
     // read them.
+    super::note(env, ignored_title)?;
     super::note(env, render::shared_page_note(&added.page_also_stored_for))
 }

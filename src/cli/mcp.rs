@@ -13,6 +13,26 @@ use super::{CliError, Env};
 /// The variable holding the bearer token when `--token-file` is not given.
 const TOKEN_VAR: &str = "CITE_MCP_TOKEN";
 
+/// Shown under `cite mcp --help`: the server is started by an agent, never by hand, so
+/// the help says how to tell the agent about it.
+pub const AFTER_HELP: &str = "\
+Tools: add, ingest, quote, list, show, reset, render, verify. Over stdio, stdout carries only
+protocol messages; with --http [HOST:]PORT the same tools are served over Streamable HTTP
+(bearer token from --token-file or $CITE_MCP_TOKEN).
+
+Register it with Claude Code:
+  claude mcp add cite -- cite mcp
+  claude mcp add cite -e CITE_LEDGER=\"$PWD/ledger.redb\" -- cite mcp
+or in a project's .mcp.json:
+  {\"mcpServers\": {\"cite\": {\"command\": \"cite\", \"args\": [\"mcp\", \"--ledger\", \"ledger.redb\"]}}}
+Over HTTP (cite mcp --http 8765, token in $CITE_MCP_TOKEN):
+  claude mcp add --transport http cite http://127.0.0.1:8765/mcp --header \"Authorization: Bearer $CITE_MCP_TOKEN\"
+Hermes (~/.hermes/config.yaml):
+  mcp_servers:
+    cite:
+      command: cite
+      args: [\"mcp\", \"--ledger\", \"/home/me/research/ledger.redb\"]";
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Serve over MCP's Streamable HTTP transport at http://[HOST:]PORT/mcp instead of

@@ -8,6 +8,7 @@ mod add;
 mod audit;
 mod completions;
 mod export;
+mod hook;
 mod import;
 mod ingest;
 mod list;
@@ -27,7 +28,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// The CLI's name for the application's failure type: it exits with its code.
 pub use crate::app::Failure as CliError;
@@ -44,9 +45,10 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     ledger: Option<PathBuf>,
 
-    /// Longest wait, in seconds, for another process holding the ledger
-    #[arg(long, global = true, value_name = "SECS", default_value = "30", value_parser = parse_wait)]
-    wait: Duration,
+    /// Longest wait, in seconds, for another process holding the ledger [default: 30; 2
+    /// for `hook`]
+    #[arg(long, global = true, value_name = "SECS", value_parser = parse_wait)]
+    wait: Option<Duration>,
 
     #[command(subcommand)]
     command: Command,
@@ -71,6 +73,7 @@ enum Command {
     /// Render the Sources block (or rewrite it in a draft)
     Render(render::Args),
     /// Check a draft's citations against the ledger
+    #[command(after_help = verify::AFTER_HELP)]
     Verify(verify::Args),
     /// Recompute every table from the event log (exclusive maintenance)
     Rebuild(rebuild::Args),
@@ -83,8 +86,19 @@ enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(completions::Args),
     /// Serve the ledger to agents as MCP tools over stdin/stdout, or HTTP with --http
+    #[command(after_help = mcp::AFTER_HELP)]
     Mcp(mcp::Args),
+    /// Register the sources of an agent's tool call (run by the agent as a hook)
+    #[command(after_help = hook::AFTER_HELP)]
+    Hook(hook::Args),
 }
+
+/// How long a writer waits for the ledger unless `--wait` says otherwise.
+const DEFAULT_WAIT: Duration = Duration::from_secs(30);
+
+/// The same for `hook`: the agent waits for its hooks after every tool call, so a busy
+/// ledger costs a registration (reported on stderr), not a stalled agent.
+const HOOK_WAIT: Duration = Duration::from_secs(2);
 
 fn parse_wait(s: &str) -> Result<Duration, String> {
     let secs: f64 = s
@@ -139,9 +153,28 @@ pub struct Env<'a> {
     pub out: &'a mut dyn Write,
 }
 
+/// The command line as clap sees it: [`Cli`], with the global flags that mean nothing
+/// to `completions` hidden from its help (they are still accepted there, as anywhere).
+pub(crate) fn command() -> clap::Command {
+    let cmd = Cli::command();
+    // clap copies a global flag into each subcommand when the command is built, unless
+    // the subcommand has one of that name already: a hidden copy there keeps it out of
+    // the help and still hands its value up. (Editing the flag after the build breaks
+    // clap's index of flags.)
+    let hidden: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.clone().hide(true))
+        .collect();
+    cmd.mut_subcommand("completions", |c| c.args(hidden))
+}
+
 /// Parses `args`, runs the command, and returns the process exit code.
 pub fn run(args: Vec<OsString>) -> i32 {
-    let cli = match Cli::try_parse_from(&args) {
+    let parsed = command()
+        .try_get_matches_from(&args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -152,6 +185,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     // threads, and a lock held here would block them forever.
     let mut out = terminal::Defused::new(io::BufWriter::new(io::stdout()));
     let ledger = cli.ledger.clone();
+    let hook = matches!(cli.command, Command::Hook(_));
     // redb may panic on a file altered behind its back; the user gets one clear line.
     let result = panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli, &args, &mut out)))
         .unwrap_or_else(|payload| Err(CliError::panicked(ledger.as_deref(), payload.as_ref())))
@@ -159,6 +193,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) if e.code == 0 => 0,
+        // A hook that fails must not fail the agent's tool call: one line, exit 0.
+        Err(e) if hook => {
+            let line = e.message.trim_start_matches("error: ").replace('\n', " — ");
+            eprintln!("cite hook: {line}");
+            0
+        }
         Err(e) => {
             let _ = out.flush();
             // Commands that print their own verdict (verify) fail with an empty message.
@@ -172,8 +212,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
 
 fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliError> {
     let path = ledger_path(cli.ledger)?;
+    let wait = cli.wait.unwrap_or(match cli.command {
+        Command::Hook(_) => HOOK_WAIT,
+        _ => DEFAULT_WAIT,
+    });
     let mut env = Env {
-        ledger: Ledger::new(path, cli.wait),
+        ledger: Ledger::new(path, wait),
         ctx: context(args),
         out,
     };
@@ -193,6 +237,7 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Export(a) => export::run(&mut env, &a),
         Command::Completions(a) => completions::run(&mut env, &a),
         Command::Mcp(a) => mcp::run(&mut env, &a),
+        Command::Hook(a) => hook::run(&mut env, &a),
     }
 }
 

@@ -10,6 +10,21 @@ use crate::render;
 
 use super::{CliError, Env};
 
+/// Shown under `cite verify --help`: the markers are the one thing a writer must know
+/// that no flag names.
+pub const AFTER_HELP: &str = "\
+Markers declare where a sentence's claim comes from; put them right after the sentence's
+punctuation, no space before, each in its own brackets (`…liquid water.[1][2]`):
+  [N]             a source the ledger handed out (`cite add` and `cite ingest` print ids)
+  [tool:NAME]     checked by running a tool, e.g. [tool:python]
+  [policy]        a statement of policy, not a factual claim
+  [unverified]    from model knowledge, not sourced (say so in the summary if many)
+Coverage (--min-coverage) is the share of prose sentences with any of them.
+
+Fails (exit 1) on ids that are not in the ledger, a missing or stale Sources block (fix:
+`cite render --replace-in DRAFT`), coverage below --min-coverage, and with --evidence a
+cited source without a quote (`cite quote ID --text … --from PAGE`). Exit 2: no such draft.";
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The draft to check

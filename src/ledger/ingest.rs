@@ -36,9 +36,33 @@ pub struct Skipped {
 /// The walk runs inside the parser, so no tree of the whole document is built: what
 /// stays in memory is the list of URLs found, which keeps a 100,000-result ingest small.
 pub fn find_urls(json: &str) -> Result<(Vec<Found>, Vec<Skipped>), serde_json::Error> {
+    walk(json, 0)
+}
+
+/// [`find_urls`] for the result of an agent's tool call, which often carries its JSON as
+/// text: an MCP tool answers `[{"type": "text", "text": "{\"results\": …}"}]`. A string
+/// that is itself a JSON object or array is walked too, where it stands (so document
+/// order holds), as deep as [`NESTED_JSON_LEVELS`] strings inside strings. A string that
+/// only looks like JSON is text, and adds nothing. `ingest` does not do this: it finds
+/// what `sources.py` finds.
+pub fn find_urls_in_tool_output(
+    json: &str,
+) -> Result<(Vec<Found>, Vec<Skipped>), serde_json::Error> {
+    walk(json, NESTED_JSON_LEVELS)
+}
+
+/// How many levels of JSON held in a string [`find_urls_in_tool_output`] opens. Each
+/// level is a new parser with its own recursion limit, so the bound also bounds the stack.
+pub const NESTED_JSON_LEVELS: u8 = 2;
+
+fn walk(json: &str, nested: u8) -> Result<(Vec<Found>, Vec<Skipped>), serde_json::Error> {
     let mut raw = Vec::new();
     let mut de = serde_json::Deserializer::from_str(json);
-    Node { out: &mut raw }.deserialize(&mut de)?;
+    Node {
+        out: &mut raw,
+        nested,
+    }
+    .deserialize(&mut de)?;
     de.end()?;
     let mut found = Vec::new();
     let mut skipped = Vec::new();
@@ -90,6 +114,32 @@ const TITLE_KEYS: [&str; 2] = ["title", "name"];
 /// the values inside it.
 struct Node<'a> {
     out: &'a mut Vec<(String, String)>,
+    /// How many more levels of JSON held in strings to open (0: strings are text).
+    nested: u8,
+}
+
+impl Node<'_> {
+    /// Walks `text` as JSON when it is an object or array and nesting is allowed,
+    /// appending what it names only if all of it parses.
+    fn open_string(&mut self, text: &str) {
+        let t = text.trim();
+        let shaped =
+            (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
+        if self.nested == 0 || !shaped {
+            return;
+        }
+        let mut found = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(t);
+        let walked = Node {
+            out: &mut found,
+            nested: self.nested - 1,
+        }
+        .deserialize(&mut de)
+        .and_then(|_| de.end());
+        if walked.is_ok() {
+            self.out.append(&mut found);
+        }
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_> {
@@ -123,10 +173,12 @@ impl<'de> Visitor<'de> for Node<'_> {
     fn visit_f64<E>(self, v: f64) -> Result<Seen, E> {
         Ok(truth(v != 0.0))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Seen, E> {
+    fn visit_str<E>(mut self, v: &str) -> Result<Seen, E> {
+        self.open_string(v);
         Ok(Seen::Str(v.to_string()))
     }
-    fn visit_string<E>(self, v: String) -> Result<Seen, E> {
+    fn visit_string<E>(mut self, v: String) -> Result<Seen, E> {
+        self.open_string(&v);
         Ok(Seen::Str(v))
     }
     fn visit_unit<E>(self) -> Result<Seen, E> {
@@ -138,7 +190,13 @@ impl<'de> Visitor<'de> for Node<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Seen, A::Error> {
         let mut n = 0usize;
-        while seq.next_element_seed(Node { out: self.out })?.is_some() {
+        while seq
+            .next_element_seed(Node {
+                out: self.out,
+                nested: self.nested,
+            })?
+            .is_some()
+        {
             n += 1;
         }
         Ok(truth(n > 0))
@@ -152,7 +210,10 @@ impl<'de> Visitor<'de> for Node<'_> {
         let mut n = 0usize;
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             n += 1;
-            let seen = map.next_value_seed(Node { out: &mut inner })?;
+            let seen = map.next_value_seed(Node {
+                out: &mut inner,
+                nested: self.nested,
+            })?;
             if let Some(i) = URL_KEYS.iter().position(|k| *k == key) {
                 urls[i] = Some(seen);
             } else if let Some(i) = TITLE_KEYS.iter().position(|k| *k == key) {
@@ -220,5 +281,38 @@ mod tests {
         );
         assert_eq!(skipped.len(), 1);
         assert_eq!(skipped[0].given, "https://");
+    }
+
+    #[test]
+    fn tool_output_opens_json_held_in_strings_in_place() {
+        let inner = json!({"results": [{"url": "https://b.example", "title": "B"}]});
+        let deeper =
+            json!([{"type": "text", "text": json!({"link": "https://d.example"}).to_string()}]);
+        let v = json!([
+            {"url": "https://a.example"},
+            {"type": "text", "text": inner.to_string()},
+            {"url": "https://c.example"},
+            {"type": "text", "text": "[not json, https://x.example]"},
+            {"type": "text", "text": "{\"url\": \"https://half.example\", "},
+            {"text": deeper.to_string()}
+        ]);
+        let urls = |found: Vec<Found>| found.into_iter().map(|f| f.url).collect::<Vec<_>>();
+        let (found, _) = find_urls_in_tool_output(&v.to_string()).unwrap();
+        assert_eq!(
+            urls(found),
+            [
+                "https://a.example",
+                "https://b.example",
+                "https://c.example",
+                "https://d.example"
+            ]
+        );
+        // `ingest` finds what sources.py finds: no JSON inside strings.
+        let (found, _) = find_urls(&v.to_string()).unwrap();
+        assert_eq!(urls(found), ["https://a.example", "https://c.example"]);
+        // Three levels down is text.
+        let third = json!({"t": json!({"t": json!({"t": json!({"url": "https://e.example"}).to_string()}).to_string()}).to_string()});
+        let (found, _) = find_urls_in_tool_output(&third.to_string()).unwrap();
+        assert!(found.is_empty(), "{found:?}");
     }
 }

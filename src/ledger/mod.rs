@@ -339,6 +339,11 @@ impl Ledger {
         &self.path
     }
 
+    /// The longest a writer waits for another process holding the ledger.
+    pub fn wait(&self) -> Duration {
+        self.wait
+    }
+
     /// The store to write: this process's own, opened now and closed when dropped, or
     /// the one a server keeps open.
     fn open_write(&self) -> Result<kept::Writable<'_>> {
@@ -464,6 +469,34 @@ impl Ledger {
         if found.is_empty() {
             return Err(Error::NoUrls);
         }
+        let sources = self.register_found_with_progress(ctx, found, via.as_deref(), progress)?;
+        Ok(Ingested { sources, skipped })
+    }
+
+    /// Registers URLs already found and canonicalized (by [`ingest::find_urls`] or
+    /// [`ingest::find_urls_in_tool_output`]), in one transaction, with today's date:
+    /// what `ingest` does once it has read its input, for callers that read their own
+    /// (the agent hooks). One entry per URL, in order; nothing is written for none.
+    pub fn register_found(
+        &self,
+        ctx: &Context,
+        found: Vec<ingest::Found>,
+        via: Option<&str>,
+    ) -> Result<Vec<Source>> {
+        let via = via.map(check_route).transpose()?;
+        self.register_found_with_progress(ctx, found, via.as_deref(), &mut |_, _| {})
+    }
+
+    fn register_found_with_progress(
+        &self,
+        ctx: &Context,
+        found: Vec<ingest::Found>,
+        via: Option<&str>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Vec<Source>> {
+        if found.is_empty() {
+            return Ok(Vec::new());
+        }
         let candidates: Vec<Candidate> = found
             .into_iter()
             .map(|f| Candidate {
@@ -475,11 +508,10 @@ impl Ledger {
         let registration = Registration {
             candidates,
             accessed: ctx.today(),
-            via,
+            via: via.map(str::to_string),
             snapshot: None,
         };
-        let sources = self.register(ctx, registration, progress)?.sources;
-        Ok(Ingested { sources, skipped })
+        Ok(self.register(ctx, registration, progress)?.sources)
     }
 
     fn register(

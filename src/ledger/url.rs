@@ -11,7 +11,11 @@ use url::{Position, Url};
 
 /// Why an argument is not accepted as a URL.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a URL: {given:?} ({reason}) — give an absolute http(s) URL, doi:10.…, or arXiv:ID")]
+// The schemes named here are [`SCHEMES`]: a message that says less than `add` accepts
+// reads as if a working `file://` or `ftp://` URL were a mistake.
+#[error(
+    "not a URL: {given:?} ({reason}) — give an absolute http, https, ftp or file URL, doi:10.…, or arXiv:ID"
+)]
 pub struct UrlError {
     pub given: String,
     pub reason: String,
@@ -24,7 +28,9 @@ fn refuse(given: &str, reason: impl Into<String>) -> UrlError {
     }
 }
 
-/// Schemes a citable source can have.
+/// Schemes a citable source can have: the web's, and ftp and file for archives and local
+/// documents (a PDF on disk is a source a report can cite, and `sources.py` kept any
+/// string). `ingest` keeps only http(s), as `sources.py` does.
 const SCHEMES: &[&str] = &["http", "https", "ftp", "file"];
 
 /// The canonical form of `input`, or why it is not a URL.
@@ -38,10 +44,7 @@ pub fn canonicalize(input: &str) -> Result<String, UrlError> {
     if !SCHEMES.contains(&url.scheme()) {
         return Err(refuse(
             input,
-            format!(
-                "scheme {:?} is not one of http, https, ftp, file",
-                url.scheme()
-            ),
+            format!("unsupported scheme {:?}", url.scheme()),
         ));
     }
     if url.scheme() != "file" && url.host_str().is_none_or(str::is_empty) {

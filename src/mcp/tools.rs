@@ -128,6 +128,7 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
     if p.urls.is_empty() {
         return Err(usage("give at least one URL in urls"));
     }
+    let ignored_title = render::ignored_title_note(p.title.is_some(), p.urls.len());
     let req = AddRequest {
         urls: p.urls,
         title: p.title,
@@ -138,7 +139,14 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
     let added = ledger.add(ctx, &req)?;
     let note = render::shared_page_note(&added.page_also_stored_for);
     done(
-        lines(added.sources.iter().map(render::id_line).chain(note)),
+        lines(
+            added
+                .sources
+                .iter()
+                .map(render::id_line)
+                .chain(ignored_title)
+                .chain(note),
+        ),
         &AddOutput {
             sources: added.sources,
             page_also_stored_for: added.page_also_stored_for,

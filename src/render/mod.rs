@@ -38,6 +38,18 @@ pub fn shared_page_note(ids: &[u64]) -> Option<String> {
     ))
 }
 
+/// `note: the title was ignored: …` — what `add` says (on stderr; in the MCP tool's text)
+/// when a title came with more than one URL, which `sources.py` drops without a word:
+/// the writer who meant it for one of them should hear that no source got it. `None`
+/// otherwise.
+pub fn ignored_title_note(title_given: bool, urls: usize) -> Option<String> {
+    (title_given && urls > 1).then(|| {
+        format!(
+            "note: the title was ignored: a title applies only when one URL is given (got {urls}) — add each URL with its own title"
+        )
+    })
+}
+
 /// `list`: `[ID] URL`, then two spaces and the title if any, then two spaces and
 /// `(1 quote)` / `(N quotes)` if any.
 pub fn list_line(s: &Source) -> String {

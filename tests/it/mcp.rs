@@ -577,6 +577,30 @@ fn issue9_quote_and_add_note_a_shared_page() {
     assert_eq!(srv.shutdown(), Some(0));
 }
 
+/// Issue 12: a title given with several URLs is ignored, and the answer says so, as the
+/// CLI does on stderr.
+#[test]
+fn issue12_add_says_when_the_title_was_ignored() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    let (out, data) = srv.ok(
+        "add",
+        json!({"urls": ["https://example.com/a", "https://example.com/b"], "title": "T"}),
+    );
+    assert_eq!(
+        out,
+        "[1] https://example.com/a\n[2] https://example.com/b\nnote: the title was ignored: a title applies only when one URL is given (got 2) — add each URL with its own title"
+    );
+    assert_eq!(data["sources"][0]["title"], "");
+    let (out, _) = srv.ok(
+        "add",
+        json!({"urls": ["https://example.com/c"], "title": "C"}),
+    );
+    assert_eq!(out, "[3] https://example.com/c");
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
 /// The page the issue-9 tests quote from.
 const MCP_PAGE: &str =
     "Intro.\n\nThe ledger hands out   small integer ids at retrieval time.\nEnd.";
