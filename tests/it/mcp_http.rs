@@ -798,7 +798,9 @@ fn the_python_mcp_sdk_over_stdio_and_http() {
     let over_stdio = sdk_session(&out, &stdio_sb.ledger);
     assert_eq!(
         over_stdio["tools"],
-        json!(["add", "ingest", "list", "quote", "render", "verify"])
+        json!([
+            "add", "ingest", "list", "quote", "render", "reset", "show", "verify"
+        ])
     );
     assert_eq!(
         over_stdio["add"]["text"],
