@@ -306,3 +306,45 @@ fn a_server_killed_at_random_moments_loses_no_answered_id() {
     }
     assert!(sb.ok(&["audit"]).starts_with("audit OK"));
 }
+
+/// Sends `kill -SIG` to the server.
+fn signal(mcp: &Mcp, sig: &str) {
+    let sent = Command::new("kill")
+        .args([sig, &mcp.child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success(), "kill {sig}");
+}
+
+#[test]
+fn a_stopped_idle_server_holds_up_no_writer_and_no_maintenance() {
+    let sb = Sandbox::new();
+    let mut mcp = Mcp::start(&sb.ledger);
+    mcp.send_add(1, "https://a.example");
+    assert_eq!(mcp.added().1, 1);
+    // Stopped between calls, with its store open: it holds no lock.
+    signal(&mcp, "-STOP");
+    for args in [
+        &["--wait", "2", "add", "https://b.example"][..],
+        &["--wait", "2", "rebuild"],
+        &["--wait", "2", "audit"],
+        &["--wait", "2", "add", "https://c.example"],
+    ] {
+        let out = sb.run(args);
+        assert_eq!(
+            out.code, 0,
+            "{args:?} behind a stopped server: {}",
+            out.stderr
+        );
+        assert!(
+            out.took < Duration::from_secs(2),
+            "{args:?} waited {:?}",
+            out.took
+        );
+    }
+    // Resumed, it writes after what the others wrote.
+    signal(&mcp, "-CONT");
+    mcp.send_add(2, "https://d.example");
+    assert_eq!(mcp.added().1, 4);
+    assert!(sb.ok(&["audit"]).starts_with("audit OK"));
+}
