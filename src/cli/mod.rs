@@ -169,6 +169,22 @@ pub(crate) fn command() -> clap::Command {
     cmd.mut_subcommand("completions", |c| c.args(hidden))
 }
 
+/// The subcommand `args` name, for when clap could not parse them: the first argument
+/// that is neither a flag nor the value of a global flag.
+fn subcommand_of(args: &[OsString]) -> Option<&str> {
+    let mut rest = args.iter().skip(1).map(|a| a.to_str());
+    while let Some(arg) = rest.next() {
+        match arg? {
+            "--ledger" | "--wait" => {
+                rest.next();
+            }
+            flag if flag.starts_with('-') => {}
+            name => return Some(name),
+        }
+    }
+    None
+}
+
 /// Parses `args`, runs the command, and returns the process exit code.
 pub fn run(args: Vec<OsString>) -> i32 {
     let parsed = command()
@@ -176,6 +192,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .and_then(|m| Cli::from_arg_matches(&m));
     let cli = match parsed {
         Ok(cli) => cli,
+        // A hook that is misconfigured must not fail the agent's tool call either.
+        Err(e) if e.use_stderr() && subcommand_of(&args) == Some("hook") => {
+            let rendered = e.to_string();
+            let first = rendered.lines().next().unwrap_or_default();
+            eprintln!("cite hook: {}", first.trim_start_matches("error: "));
+            return 0;
+        }
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() { 2 } else { 0 };

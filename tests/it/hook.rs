@@ -275,6 +275,35 @@ fn malformed_payloads_are_one_line_and_exit_0() {
 }
 
 #[test]
+fn a_misconfigured_hook_command_is_one_line_and_exit_0() {
+    let sb = Sandbox::new();
+    let payload = read_fixture("webfetch.json");
+    for args in [
+        &["hook", "claude-code", "--bogus"][..],
+        &["hook", "cursor"],
+        &["hook"],
+        &["--wait", "nan", "hook", "claude-code"],
+    ] {
+        let out = sb
+            .cite()
+            .args(args)
+            .write_stdin(payload.clone())
+            .output()
+            .unwrap();
+        let out = Outcome::from_output(out, Duration::ZERO);
+        let line = assert_one_line_error(&out, &format!("{args:?}"));
+        assert!(!line.contains("Usage"), "{args:?}: {line}");
+    }
+    // Help is still help.
+    let out = sb.run(&["hook", "--help"]);
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("claude-code"), "{}", out.stdout);
+    // And another command's mistake is still a usage error.
+    assert_eq!(sb.run(&["add", "--bogus", "hook"]).code, 2);
+    assert!(!sb.ledger.exists());
+}
+
+#[test]
 fn a_huge_payload_is_refused_in_one_line() {
     let sb = Sandbox::new();
     let filler = "x".repeat(33 << 20);
