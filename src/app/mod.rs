@@ -16,7 +16,7 @@ pub use failure::Failure;
 /// caller spells it (`--min-coverage`, `min_coverage`).
 pub fn check_min_coverage(name: &str, value: Option<f64>) -> Result<(), Failure> {
     match value {
-        Some(f) if !(0.0..=1.0).contains(&f) || f.is_nan() => Err(Failure::usage(format!(
+        Some(f) if !(0.0..=1.0).contains(&f) => Err(Failure::usage(format!(
             "{name} {f} is not a share between 0 and 1 (e.g. 0.6)"
         ))),
         _ => Ok(()),

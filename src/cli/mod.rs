@@ -170,12 +170,18 @@ pub(crate) fn command() -> clap::Command {
 }
 
 /// The subcommand `args` name, for when clap could not parse them: the first argument
-/// that is neither a flag nor the value of a global flag.
+/// that is neither a flag nor the value of a global flag given as its own argument.
 fn subcommand_of(args: &[OsString]) -> Option<&str> {
+    let cmd = command();
+    let takes_value: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set() && a.get_action().takes_values())
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect();
     let mut rest = args.iter().skip(1).map(|a| a.to_str());
     while let Some(arg) = rest.next() {
         match arg? {
-            "--ledger" | "--wait" => {
+            flag if takes_value.iter().any(|t| t == flag) => {
                 rest.next();
             }
             flag if flag.starts_with('-') => {}

@@ -17,7 +17,7 @@ use cite::store::tables::{META, SOURCES, URLS};
 use redb::ReadableTable;
 
 use crate::audit::{audit, audit_ok, tamper};
-use crate::util::{Outcome, Sandbox};
+use crate::util::{Outcome, Sandbox, signal};
 
 fn origin() -> Origin {
     Origin {
@@ -380,18 +380,6 @@ fn issue8_kills_during_creation_never_brick_the_ledger() {
 
 fn spawn_big_ingest(sb: &Sandbox, n: usize) -> Child {
     crate::crash::spawn_ingest(sb, &crate::crash::big_ingest_input(sb, n))
-}
-
-/// Sends `sig` to `child`; false when it has already exited.
-fn signal(child: &mut Child, sig: &str) -> bool {
-    if child.try_wait().unwrap().is_some() {
-        return false;
-    }
-    Command::new("kill")
-        .args([sig, &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success()
 }
 
 /// A waiter gives up within its wait (plus the time to start a process), with `ledger

@@ -17,15 +17,15 @@ use crate::util::Sandbox;
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A running `cite mcp` and the messages it wrote, one JSON value per stdout line.
-struct Server {
-    child: Child,
+pub(crate) struct Server {
+    pub(crate) child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Result<Value, String>>,
+    pub(crate) lines: Receiver<Result<Value, String>>,
     next_id: u64,
 }
 
 impl Server {
-    fn start(ledger: &Path) -> Server {
+    pub(crate) fn start(ledger: &Path) -> Server {
         Server::start_with(ledger, &[])
     }
 
@@ -67,7 +67,7 @@ impl Server {
         }
     }
 
-    fn send(&mut self, msg: &Value) {
+    pub(crate) fn send(&mut self, msg: &Value) {
         self.send_raw(&msg.to_string());
     }
 
@@ -124,7 +124,7 @@ impl Server {
         }
     }
 
-    fn initialize(&mut self) -> Value {
+    pub(crate) fn initialize(&mut self) -> Value {
         let resp = self.request(
             "initialize",
             json!({
@@ -194,7 +194,7 @@ impl Drop for Server {
 }
 
 /// The text content of a tool result (one text block).
-fn text(result: &Value) -> String {
+pub(crate) fn text(result: &Value) -> String {
     let content = result["content"].as_array().expect("content array");
     assert_eq!(content.len(), 1, "one content block: {result}");
     assert_eq!(content[0]["type"], "text");
@@ -862,18 +862,11 @@ fn issue11_real_client_and_strict_schema_validator() {
         && project
             .join("node_modules/@modelcontextprotocol/sdk")
             .is_dir();
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !(installed && node) {
-        let required = std::env::var("CITE_REQUIRE_AJV").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "CITE_REQUIRE_AJV=1 but node or tests/schema-check/node_modules is missing — run `npm ci --prefix tests/schema-check`"
-        );
-        eprintln!(
-            "note: node or tests/schema-check/node_modules missing; skipping the Ajv and MCP SDK check"
+    if !(installed && crate::util::runs("node", &["--version"])) {
+        crate::util::skip_unless_required(
+            "CITE_REQUIRE_AJV",
+            "node or tests/schema-check/node_modules is missing — run `npm ci --prefix tests/schema-check`",
+            "the Ajv and MCP SDK check",
         );
         return;
     }

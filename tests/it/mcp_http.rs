@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::mcp::text;
 use crate::util::Sandbox;
 
 /// Longest wait for the server to start, answer or exit: a hang fails the test.
@@ -260,13 +261,6 @@ fn message(r: &Reply) -> Value {
         r.body.clone()
     };
     serde_json::from_str(&json).unwrap_or_else(|e| panic!("not JSON ({e}): {json}"))
-}
-
-/// The text content of a tool result (one text block).
-fn text(result: &Value) -> String {
-    let content = result["content"].as_array().expect("content array");
-    assert_eq!(content.len(), 1, "one content block: {result}");
-    content[0]["text"].as_str().expect("text").to_string()
 }
 
 /// Runs `requests` (after initialize) through `cite mcp` on stdio; returns each
@@ -729,21 +723,16 @@ fn python_with_mcp_sdk() -> Option<String> {
         .ok()
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| "python3".into());
-    let found = Command::new(&python)
-        .args(["-c", "import mcp"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if found {
+    if crate::util::runs(&python, &["-c", "import mcp"]) {
         return Some(python);
     }
-    let required = std::env::var("CITE_REQUIRE_MCP_SDK").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "CITE_REQUIRE_MCP_SDK=1 but {python} cannot import mcp — install it (pip install mcp) or set CITE_MCP_PYTHON"
+    crate::util::skip_unless_required(
+        "CITE_REQUIRE_MCP_SDK",
+        &format!(
+            "{python} cannot import mcp — install it (pip install mcp) or set CITE_MCP_PYTHON"
+        ),
+        "the SDK client test",
     );
-    eprintln!("note: {python} has no MCP SDK (pip install mcp); skipping the SDK client test");
     None
 }
 

@@ -6,24 +6,22 @@
 use std::path::Path;
 use std::process::Command as Process;
 
-use crate::util::{Sandbox, cite_bin};
+use crate::util::{Sandbox, cite_bin, runs, skip_unless_required};
 
 /// strace on PATH, or `None` (the test is skipped) unless `CITE_REQUIRE_STRACE=1`, which
 /// CI sets after installing it: there a missing strace fails the test.
 fn strace() -> Option<&'static str> {
-    let works = Process::new("strace")
-        .args(["-f", "-e", "trace=none", "-o", "/dev/null", "true"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if works {
+    if runs(
+        "strace",
+        &["-f", "-e", "trace=none", "-o", "/dev/null", "true"],
+    ) {
         return Some("strace");
     }
-    let required = std::env::var("CITE_REQUIRE_STRACE").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "CITE_REQUIRE_STRACE=1 but strace does not run — install it (Debian: apt-get install strace)"
+    skip_unless_required(
+        "CITE_REQUIRE_STRACE",
+        "strace does not run — install it (Debian: apt-get install strace)",
+        "the sync-count tests",
     );
-    eprintln!("note: strace is not available; skipping the sync-count tests");
     None
 }
 

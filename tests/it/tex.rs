@@ -100,12 +100,6 @@ fn raw_control_source() -> cite::ledger::Source {
 /// Whether the TeX tools are on PATH; `None` skips the test, unless
 /// `CITE_REQUIRE_TEX=1`, which CI sets after installing them.
 fn tex_tools() -> Option<()> {
-    let found = |tool: &str, arg: &str| {
-        Process::new(tool)
-            .arg(arg)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
     let missing: Vec<&str> = [
         ("lualatex", "--version"),
         ("pdflatex", "--version"),
@@ -114,18 +108,17 @@ fn tex_tools() -> Option<()> {
         ("pdftotext", "-v"),
     ]
     .into_iter()
-    .filter(|(tool, arg)| !found(tool, arg))
+    .filter(|(tool, arg)| !crate::util::runs(tool, &[arg]))
     .map(|(tool, _)| tool)
     .collect();
     if missing.is_empty() {
         return Some(());
     }
-    let required = std::env::var("CITE_REQUIRE_TEX").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "CITE_REQUIRE_TEX=1 but {missing:?} not on PATH — install them (Debian: see .ci/run)"
+    crate::util::skip_unless_required(
+        "CITE_REQUIRE_TEX",
+        &format!("{missing:?} not on PATH — install them (Debian: see .ci/run)"),
+        "the TeX typesetting test",
     );
-    eprintln!("note: {missing:?} not on PATH; skipping the TeX typesetting test");
     None
 }
 

@@ -147,3 +147,35 @@ pub fn cite_unprivileged() -> std::process::Command {
         .env_remove("HERMES_CITATION_LEDGER");
     cmd
 }
+
+/// Sends `sig` (as `kill` spells it: `-STOP`) to `child`; false when it has already
+/// exited.
+pub fn signal(child: &mut std::process::Child, sig: &str) -> bool {
+    if child.try_wait().unwrap().is_some() {
+        return false;
+    }
+    std::process::Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success()
+}
+
+/// For a test that drives an outside tool which is missing (`what` says which, and how to
+/// install it): skips it with a note, unless `$VAR=1` — CI sets it after installing the
+/// tool, and there a missing tool fails the test instead of skipping it.
+pub fn skip_unless_required(var: &str, what: &str, test: &str) {
+    let required = std::env::var(var).is_ok_and(|v| v == "1");
+    assert!(!required, "{var}=1 but {what}");
+    eprintln!("note: {what}; skipping {test}");
+}
+
+/// Whether `program args…` runs and exits 0.
+pub fn runs(program: &str, args: &[&str]) -> bool {
+    std::process::Command::new(program)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
