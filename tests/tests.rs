@@ -31,6 +31,7 @@
 //! - `skill`: issue 12 — the skill file's format, and that its commands and flags exist
 //! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
+//! - `layers`: no module names one above it (ARCHITECTURE.md)
 //! - `syncs`: how many fdatasyncs each command costs (strace)
 
 #[path = "it/util.rs"]
@@ -70,6 +71,8 @@ mod hardening;
 mod hook;
 #[path = "it/import.rs"]
 mod import;
+#[path = "it/layers.rs"]
+mod layers;
 #[path = "it/lock.rs"]
 mod lock;
 #[path = "it/mcp.rs"]
