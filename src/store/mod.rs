@@ -233,9 +233,9 @@ impl Store {
         // path still names the file it has open: a ledger moved into place meanwhile (a
         // restored backup) must not take writes that land in the replaced file.
         let _turn = match self.kept {
-            Some(opened) => {
+            Some(_) => {
                 let turn = lock::acquire(&self.path, LockMode::Write, wait)?;
-                if file_id(&self.path).ok() != Some(opened) {
+                if !self.names_open_file() {
                     return Err(StoreError::Replaced {
                         path: self.path.clone(),
                     }
