@@ -208,12 +208,12 @@ pub const LISTED_AT_MOST: usize = 30;
 
 /// The text the model reads after the tool's result: each source's id and how to cite
 /// it, `[7] https://… — cite it as [7]`, with the title when there is one.
-pub fn context_for_model(tool: &str, ledger: &std::path::Path, sources: &[Source]) -> String {
+pub fn context_for_model(tool: &str, ledger: &dyn std::fmt::Display, sources: &[Source]) -> String {
     let mut text = format!(
         "cite registered the sources of this {tool} call in the citation ledger {}. \
          Cite a claim taken from one by its id, right after the sentence; never type a URL \
          or an id the ledger did not give:",
-        ledger.display()
+        ledger
     );
     for s in sources.iter().take(LISTED_AT_MOST) {
         text.push('\n');
@@ -327,16 +327,12 @@ mod tests {
             quotes: vec![],
             via: None,
         };
-        let text = context_for_model(
-            "WebSearch",
-            std::path::Path::new("/l.redb"),
-            &[s(7, "Seven"), s(8, "")],
-        );
+        let text = context_for_model("WebSearch", &"/l.redb", &[s(7, "Seven"), s(8, "")]);
         assert!(text.ends_with(
             "\n[7] https://s7.example  Seven — cite it as [7]\n[8] https://s8.example — cite it as [8]"
         ), "{text}");
         let many: Vec<Source> = (1..=40).map(|i| s(i, "")).collect();
-        let text = context_for_model("mcp__x__y", std::path::Path::new("/l.redb"), &many);
+        let text = context_for_model("mcp__x__y", &"/l.redb", &many);
         assert_eq!(text.lines().count(), 1 + LISTED_AT_MOST + 1);
         assert!(text.ends_with("… and 10 more: `cite list` shows every id"));
         let answer: Value = serde_json::from_str(&claude_code_answer("ctx")).unwrap();

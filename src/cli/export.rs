@@ -30,7 +30,11 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     // `-o -` is stdout; a file that is the ledger itself is never replaced.
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     if let Some(path) = output
-        && same_file(path, env.ledger.path())
+        && env
+            .ledger
+            .location()
+            .file()
+            .is_some_and(|ledger| same_file(path, ledger))
     {
         return Err(CliError::usage(format!(
             "--output {} is the ledger itself — choose another file",

@@ -66,9 +66,10 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     // A relative ledger path names the ledger in the agent's working folder, the one a
     // `cite` command run by the agent would use; the hook itself may run elsewhere.
     let ledger = match &call.cwd {
-        Some(cwd) if env.ledger.path().is_relative() => {
-            Ledger::new(cwd.join(env.ledger.path()), env.ledger.wait())
-        }
+        Some(cwd) => match env.ledger.location().file() {
+            Some(path) if path.is_relative() => Ledger::new(cwd.join(path), env.ledger.wait()),
+            _ => env.ledger.clone(),
+        },
         _ => env.ledger.clone(),
     };
     let via = args
@@ -76,7 +77,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         .clone()
         .unwrap_or_else(|| hook::route_of(&call.tool));
     let sources = ledger.register_found(&env.ctx, call.found, Some(&via))?;
-    let context = hook::context_for_model(&call.tool, ledger.path(), &sources);
+    let context = hook::context_for_model(&call.tool, ledger.location(), &sources);
     writeln!(env.out, "{}", hook::claude_code_answer(&context))?;
     Ok(())
 }

@@ -85,7 +85,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         writeln!(env.out, "{}", render::list_line(&s?))?;
     }
     if !any {
-        writeln!(env.out, "ledger is empty: {}", env.ledger.path().display())?;
+        writeln!(env.out, "ledger is empty: {}", env.ledger.location())?;
     }
     Ok(())
 }

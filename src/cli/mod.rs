@@ -34,6 +34,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 pub use crate::app::Failure as CliError;
 
 use crate::ledger::{Context, Ledger};
+use crate::store::Location;
 
 /// A citation ledger: stable numbered ids for every source, checked quotes, generated
 /// Sources blocks, and drafts verified before delivery.
@@ -113,20 +114,21 @@ fn parse_wait(s: &str) -> Result<Duration, String> {
 /// Where the ledger lives: `--ledger`, else `$CITE_LEDGER`, else
 /// `$HERMES_CITATION_LEDGER` (the skill's variable, so that subagents sharing a ledger
 /// as the skill says keep sharing it), else the XDG data folder.
-fn ledger_path(flag: Option<PathBuf>) -> Result<PathBuf, CliError> {
+/// A `postgres://` or `postgresql://` URL in either names a PostgreSQL database.
+fn ledger_location(flag: Option<PathBuf>) -> Result<Location, CliError> {
     if let Some(p) = flag {
-        return Ok(p);
+        return Location::parse(p.as_os_str()).map_err(|e| CliError::usage(e.to_string()));
     }
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     if let Some(p) = env("CITE_LEDGER").or_else(|| env("HERMES_CITATION_LEDGER")) {
-        return Ok(PathBuf::from(p));
+        return Location::parse(&p).map_err(|e| CliError::usage(e.to_string()));
     }
     let data = env("XDG_DATA_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".local/share")));
     match data {
-        Some(d) => Ok(d.join("cite").join("ledger.redb")),
+        Some(d) => Ok(Location::File(d.join("cite").join("ledger.redb"))),
         None => Err(CliError::usage(
             "no ledger path: pass --ledger PATH or set CITE_LEDGER",
         )),
@@ -139,9 +141,11 @@ fn context(args: &[OsString]) -> Context {
         now: time::OffsetDateTime::now_utc(),
         pid: std::process::id(),
         actor: std::env::var("CITE_ACTOR").ok().filter(|a| !a.is_empty()),
+        // The command line goes into the log, which is never rewritten: a PostgreSQL
+        // password given in `--ledger` must not.
         command: args
             .iter()
-            .map(|a| a.to_string_lossy().into_owned())
+            .map(|a| crate::store::pg::hide_password(&a.to_string_lossy()))
             .collect(),
     }
 }
@@ -240,13 +244,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
 }
 
 fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliError> {
-    let path = ledger_path(cli.ledger)?;
+    let location = ledger_location(cli.ledger)?;
     let wait = cli.wait.unwrap_or(match cli.command {
         Command::Hook(_) => HOOK_WAIT,
         _ => DEFAULT_WAIT,
     });
     let mut env = Env {
-        ledger: Ledger::new(path, wait),
+        ledger: Ledger::new(location, wait),
         ctx: context(args),
         out,
     };

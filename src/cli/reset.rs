@@ -7,6 +7,6 @@ pub struct Args {}
 
 pub fn run(env: &mut Env<'_>, _args: &Args) -> Result<(), CliError> {
     env.ledger.reset(&env.ctx)?;
-    writeln!(env.out, "ledger reset: {}", env.ledger.path().display())?;
+    writeln!(env.out, "ledger reset: {}", env.ledger.location())?;
     Ok(())
 }

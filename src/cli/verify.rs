@@ -55,7 +55,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         min_coverage: args.min_coverage,
         evidence: args.evidence,
         draft: Some(args.draft.clone()),
-        ledger: Some(env.ledger.path().to_path_buf()),
+        ledger: Some(env.ledger.location().to_string()),
     };
     let verified = report::verify(&view, &text, &opts)?;
     if args.json {

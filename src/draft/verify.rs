@@ -55,7 +55,8 @@ pub struct VerifyOptions {
     pub draft: Option<PathBuf>,
     /// The ledger's path, named where an id is missing from it, so that a forgotten
     /// `--ledger` shows.
-    pub ledger: Option<PathBuf>,
+    /// Where the ledger is, as the reader named it (a path, or a URL without password).
+    pub ledger: Option<String>,
 }
 
 /// One error or warning.
@@ -538,7 +539,7 @@ fn unknown_message(unknown: &[u64], ledger: &dyn LedgerFacts, opts: &VerifyOptio
         id_list(unknown)
     );
     if let Some(path) = &opts.ledger {
-        message.push_str(&format!(" (ledger: {})", path.display()));
+        message.push_str(&format!(" (ledger: {path})"));
     }
     let elsewhere: Vec<(u64, u64)> = unknown
         .iter()

@@ -14,7 +14,7 @@ use crate::store::event::{self, Epoch, Hash};
 use crate::store::lock::LockMode;
 use crate::store::replay::{Finding, Findings};
 use crate::store::tables::QuoteRow;
-use crate::store::{Reader, Store, StoreError};
+use crate::store::{Location, Reader, Store, StoreError};
 
 use super::{Ledger, Result};
 
@@ -89,7 +89,7 @@ impl Ledger {
         report: &mut AuditReport,
         findings: &mut Findings,
     ) -> Result<(), StoreError> {
-        let store = match Store::open_read(&self.path, self.wait) {
+        let store = match Store::open_read(&self.location, self.wait) {
             Ok(Some(store)) => store,
             Ok(None) => {
                 report.epochs = 1;
@@ -133,22 +133,31 @@ impl Ledger {
     /// maintenance lock, in one transaction. A ledger that does not exist yet is left
     /// uncreated.
     pub fn rebuild(&self) -> Result<Rebuilt> {
-        match std::fs::metadata(&self.path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        match self.location.file().map(std::fs::metadata) {
+            None => {}
+            Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Rebuilt {
                     epochs: 1,
                     ..Rebuilt::default()
                 });
             }
-            Ok(m) if m.is_file() && m.len() == 0 => {
+            Some(Ok(m)) if m.is_file() && m.len() == 0 => {
                 return Ok(Rebuilt {
                     epochs: 1,
                     ..Rebuilt::default()
                 });
             }
-            _ => {}
+            Some(_) => {}
         }
-        let store = Store::open_write(&self.path, LockMode::Maintenance, self.wait)?;
+        if let Location::Postgres(_) = &self.location
+            && Store::open_read(&self.location, self.wait)?.is_none()
+        {
+            return Ok(Rebuilt {
+                epochs: 1,
+                ..Rebuilt::default()
+            });
+        }
+        let store = Store::open_write(&self.location, LockMode::Maintenance, self.wait)?;
         let r = store.rebuild(self.wait)?;
         Ok(Rebuilt {
             records: r.records,

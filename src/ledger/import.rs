@@ -516,7 +516,7 @@ impl Ledger {
         req: ImportRequest,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Imported> {
-        let store = Store::open_write(&self.path, LockMode::Maintenance, self.wait)?;
+        let store = Store::open_write(&self.location, LockMode::Maintenance, self.wait)?;
         let origin = ctx.origin();
         let ImportRequest {
             input,

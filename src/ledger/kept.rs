@@ -11,14 +11,13 @@
 use std::fmt;
 use std::mem;
 use std::ops::Deref;
-use std::path::Path;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
 
 use super::{AddRequest, Added, Context, Error, Ledger, Result};
-use crate::store::Store;
+use crate::store::{Location, Store};
 
 /// The store a writer uses for one operation: its own, or the one a server keeps.
 pub(super) enum Writable<'a> {
@@ -68,11 +67,11 @@ impl fmt::Debug for Kept {
 impl Kept {
     /// The kept store, opened on first use, and again when the path names another file
     /// than the one open (a ledger moved into place: a restored backup).
-    pub(super) fn store(&self, path: &Path, wait: Duration) -> Result<Writable<'_>> {
+    pub(super) fn store(&self, at: &Location, wait: Duration) -> Result<Writable<'_>> {
         let mut slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
         if !slot.as_ref().is_some_and(Store::names_open_file) {
             *slot = None;
-            *slot = Some(Store::open_kept(path, wait)?);
+            *slot = Some(Store::open_kept(at, wait)?);
         }
         Ok(Writable::Kept(slot))
     }
@@ -141,7 +140,7 @@ impl Ledger {
             committer: Mutex::new(None),
         });
         let ledger = Ledger {
-            path: self.path.clone(),
+            location: self.location.clone(),
             wait: self.wait,
             kept: Some(kept.clone()),
         };

@@ -17,7 +17,6 @@ pub use view::{
     SourceDetail, SourceEntry, View,
 };
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,7 +31,7 @@ use crate::store::event::{
 };
 use crate::store::lock::LockMode;
 use crate::store::tables::{QuoteRow, SourceRow};
-use crate::store::{Store, StoreError, Writer};
+use crate::store::{Location, Store, StoreError, Writer};
 
 /// Errors of ledger operations. [`Error::is_usage`] tells the caller's mistakes (bad
 /// arguments, unreadable input) from failed operations.
@@ -262,7 +261,7 @@ pub struct Ingested {
 /// A ledger file and how long its writers wait.
 #[derive(Clone, Debug)]
 pub struct Ledger {
-    path: PathBuf,
+    location: Location,
     wait: Duration,
     /// For a server: the store it keeps open, and the queue of its group commits.
     kept: Option<Arc<kept::Kept>>,
@@ -312,6 +311,7 @@ pub fn check_route(s: &str) -> Result<String> {
     }
 }
 
+#[derive(Clone)]
 struct Candidate {
     given: String,
     url: String,
@@ -319,6 +319,7 @@ struct Candidate {
 }
 
 /// An add checked and ready to register.
+#[derive(Clone)]
 struct Registration {
     candidates: Vec<Candidate>,
     accessed: String,
@@ -327,16 +328,17 @@ struct Registration {
 }
 
 impl Ledger {
-    pub fn new(path: impl Into<PathBuf>, wait: Duration) -> Ledger {
+    pub fn new(location: impl Into<Location>, wait: Duration) -> Ledger {
         Ledger {
-            path: path.into(),
+            location: location.into(),
             wait,
             kept: None,
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where the ledger is: a file, or a PostgreSQL database.
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
     /// The longest a writer waits for another process holding the ledger.
@@ -348,9 +350,9 @@ impl Ledger {
     /// the one a server keeps open.
     fn open_write(&self) -> Result<kept::Writable<'_>> {
         match &self.kept {
-            Some(kept) => kept.store(&self.path, self.wait),
+            Some(kept) => kept.store(&self.location, self.wait),
             None => Ok(kept::Writable::Own(Store::open_write(
-                &self.path,
+                &self.location,
                 LockMode::Write,
                 self.wait,
             )?)),
@@ -388,7 +390,7 @@ impl Ledger {
             let written = self.open_write().and_then(|store| {
                 store.write(&ctx.origin(), self.wait, |w| {
                     let mut out = Vec::with_capacity(ready.len());
-                    for (i, r) in ready {
+                    for (i, r) in ready.clone() {
                         out.push((i, register_in(w, r, &mut |_, _| {})?));
                     }
                     Ok::<_, Error>(out)
@@ -522,7 +524,7 @@ impl Ledger {
     ) -> Result<Added> {
         let store = self.open_write()?;
         store.write(&ctx.origin(), self.wait, |w| {
-            register_in(w, registration, progress)
+            register_in(w, registration.clone(), progress)
         })
     }
 
@@ -572,7 +574,7 @@ impl Ledger {
             let epoch = w.epoch();
             let sid = SourceId(id);
             let row = w.source(epoch, sid)?.ok_or(Error::UnknownSource(id))?;
-            let (selector, snapshot, page_also_stored_for) = match (checked, evidence) {
+            let (selector, snapshot, page_also_stored_for) = match (checked.clone(), evidence) {
                 (Some(sel), Some(page)) => {
                     let (hash, stored_before) = w.put_snapshot(page)?;
                     let shared = if stored_before {
@@ -629,7 +631,7 @@ impl Ledger {
 
     /// A read-only view of `epoch` (the current one when `None`). Creates nothing.
     pub fn view(&self, epoch: Option<u64>) -> Result<View> {
-        View::new(Store::open_read(&self.path, self.wait)?, epoch)
+        View::new(Store::open_read(&self.location, self.wait)?, epoch)
     }
 }
 

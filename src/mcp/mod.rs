@@ -191,7 +191,7 @@ impl Server {
             Err(e) => {
                 let message = match e.try_into_panic() {
                     Ok(payload) => {
-                        Failure::panicked(Some(self.ledger.path()), payload.as_ref()).message
+                        Failure::panicked(self.ledger.location().file(), payload.as_ref()).message
                     }
                     Err(e) => format!("error: {tool} did not finish: {e}"),
                 };

@@ -328,7 +328,7 @@ pub fn list(ledger: &Ledger, p: ListParams) -> Outcome {
     });
     let empty = page.matched == 0 && !req.is_filtered() && after == 0;
     let text = if empty {
-        format!("ledger is empty: {}", ledger.path().display())
+        format!("ledger is empty: {}", ledger.location())
     } else {
         let call = next.as_ref().map(|args| format!("list {args}"));
         lines(
@@ -345,7 +345,7 @@ pub fn list(ledger: &Ledger, p: ListParams) -> Outcome {
     done(
         text,
         &ListOutput {
-            ledger: ledger.path().display().to_string(),
+            ledger: ledger.location().to_string(),
             sources: page.sources,
             matched: page.matched,
             next_cursor: page.next.map(|after| after.to_string()),
@@ -498,7 +498,7 @@ pub struct ResetParams {}
 
 pub fn reset(ledger: &Ledger, ctx: &Context, _: ResetParams) -> Outcome {
     let epoch = ledger.reset(ctx)?;
-    let path = ledger.path().display().to_string();
+    let path = ledger.location().to_string();
     done(
         format!("ledger reset: {path}"),
         &ResetOutput {
@@ -562,7 +562,7 @@ pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
         min_coverage: p.min_coverage,
         evidence: p.evidence,
         draft: p.path.clone(),
-        ledger: Some(ledger.path().to_path_buf()),
+        ledger: Some(ledger.location().to_string()),
     };
     let verified = report::verify(&view, &text, &opts)?;
     let text = lines(render::verify::lines(&verified).map(|l| l.text));

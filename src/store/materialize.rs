@@ -4,26 +4,16 @@
 //! append path calls it right after writing the event, and a rebuild calls it for every
 //! record of the log, so the two cannot disagree.
 
-use redb::{ReadableTable, Table};
-
 use super::StoreError;
+use super::backend::{Tables, TablesMut};
 use super::event::{Epoch, Event, MAX_ID, Seq, SourceId};
 use super::tables::{META_COUNT_PREFIX, META_EPOCH, META_QUOTED_PREFIX, QuoteRow, SourceRow};
-
-/// The materialized tables of one write transaction.
-pub struct Views<'t> {
-    pub meta: Table<'t, &'static str, &'static [u8]>,
-    pub urls: Table<'t, (u64, &'static str), u64>,
-    pub sources: Table<'t, (u64, u64), &'static [u8]>,
-    pub history: Table<'t, (u64, u64, u64), ()>,
-    pub quotes: Table<'t, (u64, u64, u64), &'static [u8]>,
-}
 
 /// Applies `event`, recorded at `seq`, to `views`. Refuses (with
 /// [`StoreError::Invariant`]) an added source whose id is out of range or already in its
 /// epoch, or whose URL already has an id there: whatever allocated it, a second source
 /// under one id or one URL never reaches the views, and so never a commit.
-pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), StoreError> {
+pub fn apply(views: &mut dyn TablesMut, seq: Seq, event: &Event) -> Result<(), StoreError> {
     match event {
         Event::SourceAdded(added) => {
             let key = (added.epoch.0, added.id.0);
@@ -34,18 +24,16 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
                     added.id.0
                 )));
             }
-            if views.sources.get(key)?.is_some() {
+            if views.source(key.0, key.1)?.is_some() {
                 return Err(refuse(format!(
                     "[{}] already exists in epoch {}",
                     added.id.0, added.epoch.0
                 )));
             }
-            if let Some(id) = views.urls.get((added.epoch.0, added.url.as_str()))? {
+            if let Some(id) = views.url(added.epoch.0, added.url.as_str())? {
                 return Err(refuse(format!(
                     "{} is already [{}] in epoch {}",
-                    added.url,
-                    id.value(),
-                    added.epoch.0
+                    added.url, id, added.epoch.0
                 )));
             }
             let row = SourceRow {
@@ -58,22 +46,18 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
                 quotes: 0,
                 snapshots: Vec::new(),
             };
-            views
-                .urls
-                .insert((added.epoch.0, added.url.as_str()), added.id.0)?;
-            views.sources.insert(key, row.encode().as_slice())?;
-            views.history.insert((key.0, key.1, seq.0), ())?;
+            views.put_url(added.epoch.0, added.url.as_str(), added.id.0)?;
+            views.put_source(key.0, key.1, &row.encode())?;
+            views.put_history((key.0, key.1, seq.0))?;
             let count = count_key(added.epoch);
-            let n = read_u64(&views.meta, &count)?
+            let n = read_u64(&*views, &count)?
                 .unwrap_or(0)
                 .checked_add(1)
                 .ok_or_else(|| StoreError::Invariant {
                     seq: seq.0,
                     reason: format!("epoch {} counts more sources than fit", added.epoch.0),
                 })?;
-            views
-                .meta
-                .insert(count.as_str(), n.to_le_bytes().as_slice())?;
+            views.put_meta(&count, &n.to_le_bytes())?;
         }
         Event::TitleSet { epoch, id, title } => {
             update_source(views, seq, *epoch, *id, "title set", |row| {
@@ -117,9 +101,7 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
             })?;
         }
         Event::Reset { new_epoch } => {
-            views
-                .meta
-                .insert(META_EPOCH, new_epoch.0.to_le_bytes().as_slice())?;
+            views.put_meta(META_EPOCH, &new_epoch.0.to_le_bytes())?;
         }
     }
     Ok(())
@@ -127,7 +109,7 @@ pub fn apply(views: &mut Views<'_>, seq: Seq, event: &Event) -> Result<(), Store
 
 /// Appends `quote` to source `id`'s quotes and keeps the counters in step.
 fn add_quote(
-    views: &mut Views<'_>,
+    views: &mut dyn TablesMut,
     seq: Seq,
     epoch: Epoch,
     id: SourceId,
@@ -140,20 +122,16 @@ fn add_quote(
     })?;
     if n == 1 {
         let key = quoted_key(epoch);
-        let quoted = read_u64(&views.meta, &key)?.unwrap_or(0) + 1;
-        views
-            .meta
-            .insert(key.as_str(), quoted.to_le_bytes().as_slice())?;
+        let quoted = read_u64(&*views, &key)?.unwrap_or(0) + 1;
+        views.put_meta(&key, &quoted.to_le_bytes())?;
     }
-    views
-        .quotes
-        .insert((epoch.0, id.0, n), quote.encode().as_slice())?;
+    views.put_quote((epoch.0, id.0, n), &quote.encode())?;
     Ok(())
 }
 
 /// Rewrites the row of source `id` with `change`, and notes the event in its history.
 fn update_source(
-    views: &mut Views<'_>,
+    views: &mut dyn TablesMut,
     seq: Seq,
     epoch: Epoch,
     id: SourceId,
@@ -162,9 +140,7 @@ fn update_source(
 ) -> Result<(), StoreError> {
     let key = (epoch.0, id.0);
     let bytes = views
-        .sources
-        .get(key)?
-        .map(|g| g.value().to_vec())
+        .source(key.0, key.1)?
         .ok_or_else(|| StoreError::Corrupted {
             seq: seq.0,
             reason: format!(
@@ -175,8 +151,8 @@ fn update_source(
     let mut row =
         SourceRow::decode(&bytes).map_err(|reason| StoreError::Corrupted { seq: seq.0, reason })?;
     change(&mut row);
-    views.sources.insert(key, row.encode().as_slice())?;
-    views.history.insert((key.0, key.1, seq.0), ())?;
+    views.put_source(key.0, key.1, &row.encode())?;
+    views.put_history((key.0, key.1, seq.0))?;
     Ok(())
 }
 
@@ -191,33 +167,28 @@ pub fn quoted_key(epoch: Epoch) -> String {
 }
 
 /// A u64 stored little-endian under `key` in the meta table.
-pub fn read_u64(
-    meta: &impl ReadableTable<&'static str, &'static [u8]>,
-    key: &str,
-) -> Result<Option<u64>, StoreError> {
-    match meta.get(key)? {
+pub fn read_u64(tables: &dyn Tables, key: &str) -> Result<Option<u64>, StoreError> {
+    match tables.meta(key)? {
         None => Ok(None),
-        Some(g) => {
-            let bytes: [u8; 8] = g
-                .value()
-                .try_into()
-                .map_err(|_| StoreError::CorruptedEntry {
-                    what: format!("meta entry {key:?}"),
-                    reason: "not 8 bytes".into(),
-                })?;
+        Some(v) => {
+            let bytes: [u8; 8] =
+                v.as_slice()
+                    .try_into()
+                    .map_err(|_| StoreError::CorruptedEntry {
+                        what: format!("meta entry {key:?}"),
+                        reason: "not 8 bytes".into(),
+                    })?;
             Ok(Some(u64::from_le_bytes(bytes)))
         }
     }
 }
 
 /// The current epoch as the meta table records it (the first epoch when unset).
-pub fn current_epoch(
-    meta: &impl ReadableTable<&'static str, &'static [u8]>,
-) -> Result<Epoch, StoreError> {
-    match meta.get(META_EPOCH)? {
+pub fn current_epoch(tables: &dyn Tables) -> Result<Epoch, StoreError> {
+    match tables.meta(META_EPOCH)? {
         None => Ok(Epoch::FIRST),
-        Some(g) => {
-            let bytes: [u8; 8] = g.value().try_into().map_err(|_| StoreError::Corrupted {
+        Some(v) => {
+            let bytes: [u8; 8] = v.as_slice().try_into().map_err(|_| StoreError::Corrupted {
                 seq: 0,
                 reason: "meta epoch is not 8 bytes".into(),
             })?;

@@ -1,42 +1,33 @@
-//! The store: one redb file holding the append-only, hash-chained event log and the
-//! tables materialized from it.
+//! The store: the append-only, hash-chained event log of a ledger and the tables
+//! materialized from it, over a storage backend.
 //!
 //! Knows nothing of commands or output. Writers go through [`Store::write`], which appends
 //! records and updates the views in one durable transaction; readers get a [`Reader`], a
-//! consistent snapshot. Files are opened in redb's multi-writer mode so that several
-//! processes (CLI commands, a long-lived server) share a ledger at the same moment; redb
-//! is pinned to one exact version because every process must speak the same lock protocol.
+//! consistent snapshot. The log's rules (the chain, the tally, materialization, replay)
+//! are written once here, over the [`backend`] traits; `redbfile/` keeps a ledger in one
+//! redb file, `pg/` in one PostgreSQL database.
 
-pub mod check;
+pub mod backend;
 pub mod event;
-mod file;
-pub mod lock;
 pub mod materialize;
-mod migrate;
-mod open;
+pub mod pg;
+pub mod redbfile;
 pub mod replay;
 pub mod tables;
 pub mod tally;
 
+pub use backend::LockMode;
+pub use redbfile::lock;
+
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use redb::{
-    Database, ReadOnlyDatabase, ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTable,
-    TableDefinition, TableError, TransactionError, WriteTransaction,
-};
-
+use backend::{Backend, PAGE, Tables, TablesMut, WriteBody, paged};
 use event::{
     Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Provenance, Record, Seq, SourceId,
 };
-use file::Deadline;
-use lock::{LedgerLock, LockMode};
-use materialize::Views;
-use tables::{
-    EVENTS, HISTORY, META, META_HEAD, META_TALLY, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, SourceRow,
-    URLS,
-};
+use tables::{META_HEAD, META_TALLY, QuoteRow, SourceRow};
 use tally::Tally;
 
 /// Everything that can go wrong below the ledger operations.
@@ -135,6 +126,34 @@ pub enum StoreError {
     IdsExhausted { epoch: u64 },
     #[error("the ledger store failed: {0} — run `cite audit` if this persists")]
     Database(#[from] redb::Error),
+    #[error(
+        "--ledger {url} is not a PostgreSQL ledger URL: {reason} — write postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME"
+    )]
+    PgUrl { url: String, reason: String },
+    #[error(
+        "cannot reach the PostgreSQL server at {at}: {reason} — check that it is running and that --ledger names its host and port"
+    )]
+    PgUnreachable { at: String, reason: String },
+    #[error(
+        "the PostgreSQL server at {at} refused the login: {reason} — check the user and password in --ledger (postgres://USER:PASSWORD@HOST:PORT/DBNAME)"
+    )]
+    PgLogin { at: String, reason: String },
+    #[error(
+        "{at} is not a cite ledger: the database holds tables of its own ({tables}) — point --ledger at an empty database or at a cite ledger; nothing was written"
+    )]
+    PgNotALedger { at: String, tables: String },
+    #[error(
+        "the cite tables in {at} are of schema version {got}, newer than this build knows ({supports}) — use a newer cite; nothing was written"
+    )]
+    PgNewerSchema { at: String, got: i64, supports: i64 },
+    #[error("ledger busy: {at} — gave up after {} s waiting for the writer lock (a PostgreSQL advisory lock) — try again later or raise --wait", seconds(*waited))]
+    PgBusy { at: String, waited: Duration },
+    #[error("the PostgreSQL ledger at {at} failed: {reason} — run `cite audit` if this persists")]
+    Postgres { at: String, reason: String },
+    /// A write whose body failed; its own error is what the caller sees.
+    #[doc(hidden)]
+    #[error("the write was abandoned")]
+    Abandoned,
 }
 
 /// Seconds for messages: `0.3`, `1`, `2.5`.
@@ -160,144 +179,179 @@ from_redb!(
     redb::DatabaseError
 );
 
-/// An open ledger file.
+/// An open ledger, in whichever backend holds it.
 pub struct Store {
-    path: PathBuf,
-    db: Db,
-    /// When redb's lock waits of the operation in progress give up; shared with the
-    /// file backend.
-    deadline: Arc<Deadline>,
-    wait: Duration,
-    // Held for as long as the store is open; dropped after `db`.
-    _lock: Option<LedgerLock>,
-    /// For a store kept open between writes (a server): the file it opened, by device and
-    /// inode. Such a store holds no lock while idle and takes the writer lock per write.
-    kept: Option<(u64, u64)>,
-}
-
-enum Db {
-    Rw(Database),
-    Ro(ReadOnlyDatabase),
-}
-
-impl Drop for Store {
-    fn drop(&mut self) {
-        // Closing the database takes redb's locks too: bound that wait like any other.
-        self.deadline.arm(self.wait);
-    }
+    backend: Box<dyn Backend>,
 }
 
 impl Store {
-    /// For a kept store: whether its path still names the file it has open.
-    pub fn names_open_file(&self) -> bool {
-        self.kept
-            .is_some_and(|opened| file_id(&self.path).ok() == Some(opened))
+    /// Opens the ledger at `at` for writing (under the backend's writer lock in `mode`),
+    /// creating it if there is none. Waits at most `wait` for each lock.
+    pub fn open_write(
+        at: impl Into<Location>,
+        mode: LockMode,
+        wait: Duration,
+    ) -> Result<Store, StoreError> {
+        Ok(Store {
+            backend: match &at.into() {
+                Location::File(path) => {
+                    Box::new(redbfile::RedbStore::open_write(path, mode, wait)?)
+                }
+                Location::Postgres(target) => {
+                    Box::new(pg::PgStore::open_write(target, mode, wait)?)
+                }
+            },
+        })
     }
 
-    /// A redb error of the operation in progress, as `ledger busy` when a lock wait of
-    /// it gave up.
-    fn failed(&self, e: impl Into<StoreError>) -> StoreError {
-        if self.deadline.expired() {
-            return StoreError::StoreBusy {
-                path: self.path.clone(),
-                waited: self.wait,
-            };
-        }
-        e.into()
+    /// Opens the ledger at `at` to be kept open between writes, as a server keeps it:
+    /// created and migrated now; each [`Store::write`] takes the writer lock for its own
+    /// turn, so CLI writers and maintenance get in between writes.
+    pub fn open_kept(at: impl Into<Location>, wait: Duration) -> Result<Store, StoreError> {
+        Ok(Store {
+            backend: match &at.into() {
+                Location::File(path) => Box::new(redbfile::RedbStore::open_kept(path, wait)?),
+                Location::Postgres(target) => {
+                    Box::new(pg::PgStore::open_write(target, LockMode::Write, wait)?)
+                }
+            },
+        })
+    }
+
+    /// Opens the ledger at `at` for reading without creating or changing anything;
+    /// `None` when there is no ledger there yet.
+    pub fn open_read(at: impl Into<Location>, wait: Duration) -> Result<Option<Store>, StoreError> {
+        let backend: Option<Box<dyn Backend>> = match &at.into() {
+            Location::File(path) => {
+                redbfile::RedbStore::open_read(path, wait)?.map(|s| Box::new(s) as _)
+            }
+            Location::Postgres(target) => {
+                pg::PgStore::open_read(target, wait)?.map(|s| Box::new(s) as _)
+            }
+        };
+        Ok(backend.map(|backend| Store { backend }))
+    }
+
+    /// For a store kept open between writes: whether it still names what it opened (a
+    /// ledger file moved into place meanwhile is another ledger).
+    pub fn names_open_file(&self) -> bool {
+        self.backend.still_current()
+    }
+
+    /// Problems of the storage itself that reading the tables does not show.
+    pub fn check_file(&self) -> Result<Vec<replay::Finding>, StoreError> {
+        self.backend.check()
     }
 
     /// A consistent snapshot for reading.
     pub fn read(&self) -> Result<Reader, StoreError> {
-        self.deadline.arm(self.wait);
-        let txn = match &self.db {
-            Db::Rw(db) => db.begin_read(),
-            Db::Ro(db) => db.begin_read(),
-        }
-        .map_err(|e| self.failed(e))?;
-        Ok(Reader { txn })
+        Ok(Reader {
+            tables: self.backend.read()?,
+        })
     }
 
     /// Runs `f` in one write transaction and commits it durably. Each wait for another
     /// process (to begin, to commit) lasts at most `wait`. Records appended by `f` carry
-    /// `origin`. Nothing is written if `f` fails.
+    /// `origin`. Nothing is written if `f` fails. A backend may run `f` again after a
+    /// conflict it retries (PostgreSQL's serialization failures), so `f` must not
+    /// depend on having run before.
     pub fn write<T, E>(
         &self,
         origin: &Origin,
         wait: Duration,
-        f: impl FnOnce(&mut Writer<'_>) -> Result<T, E>,
+        mut f: impl FnMut(&mut Writer<'_>) -> Result<T, E>,
     ) -> Result<T, E>
     where
         E: From<StoreError>,
     {
-        // A kept store takes the writer lock for this write only, and first makes sure the
-        // path still names the file it has open: a ledger moved into place meanwhile (a
-        // restored backup) must not take writes that land in the replaced file.
-        let _turn = match self.kept {
-            Some(_) => {
-                let turn = lock::acquire(&self.path, LockMode::Write, wait)?;
-                if !self.names_open_file() {
-                    return Err(StoreError::Replaced {
-                        path: self.path.clone(),
-                    }
-                    .into());
+        let mut out: Option<Result<T, E>> = None;
+        let written = self.backend.write(wait, &mut |tables| {
+            out = None;
+            let mut writer = Writer::new(tables, origin)?;
+            match f(&mut writer) {
+                Ok(v) => {
+                    let changed = writer.finish()?;
+                    out = Some(Ok(v));
+                    Ok(changed)
                 }
-                Some(turn)
+                Err(e) => {
+                    out = Some(Err(e));
+                    Err(StoreError::Abandoned)
+                }
             }
-            None => None,
-        };
-        let txn = self.begin_write(wait)?;
-        let (out, changed) = {
-            let mut writer = Writer::new(&txn, origin)?;
-            let out = f(&mut writer)?;
-            (out, writer.finish()?)
-        };
-        self.deadline.arm(wait);
-        if !changed {
-            // Nothing to make durable (an add of URLs all registered before): a commit would
-            // cost the disk two syncs for nothing.
-            txn.abort().map_err(|e| self.failed(e))?;
-            return Ok(out);
+        });
+        match (written, out) {
+            (Ok(()), Some(Ok(v))) => Ok(v),
+            (Err(StoreError::Abandoned), Some(Err(e))) => Err(e),
+            (Err(e), _) => Err(e.into()),
+            (Ok(()), _) => Err(StoreError::Abandoned.into()),
         }
-        txn.commit().map_err(|e| self.failed(e))?;
-        Ok(out)
     }
 
-    /// A write transaction. The writer lock keeps other cite writers out, so redb's
-    /// writer slot is free at once unless a process outside that protocol holds it; its
-    /// own wait has no deadline, so poll its non-blocking form.
-    fn begin_write(&self, wait: Duration) -> Result<WriteTransaction, StoreError> {
-        let Db::Rw(db) = &self.db else {
-            unreachable!("write on a store opened read-only");
-        };
-        self.deadline.arm(wait);
-        let deadline = Instant::now() + wait;
-        let mut backoff = lock::Backoff::new();
-        loop {
-            match db.try_begin_write() {
-                Ok(mut txn) => {
-                    // Crash recovery must be quick: keep the allocator state in every commit.
-                    txn.set_quick_repair(true);
-                    return Ok(txn);
-                }
-                Err(TransactionError::WouldBlock) => {
-                    if !backoff.pause(deadline) {
-                        return Err(StoreError::StoreBusy {
-                            path: self.path.clone(),
-                            waited: wait,
-                        });
-                    }
-                }
-                Err(e) => return Err(self.failed(e)),
-            }
+    /// Runs `body` in one write transaction of the backend, below the log's own rules:
+    /// for a rebuild, which recomputes the views.
+    fn write_tables(&self, wait: Duration, body: &mut WriteBody<'_>) -> Result<(), StoreError> {
+        self.backend.write(wait, body)
+    }
+}
+
+/// Where a ledger is: a redb file, or a PostgreSQL database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    File(PathBuf),
+    Postgres(pg::Target),
+}
+
+impl Location {
+    /// `postgres://…` or `postgresql://…` names a PostgreSQL database; anything else is a
+    /// file path.
+    pub fn parse(text: &std::ffi::OsStr) -> Result<Location, StoreError> {
+        match text.to_str() {
+            Some(s) if pg::Target::is_url(s) => Ok(Location::Postgres(pg::Target::parse(s)?)),
+            _ => Ok(Location::File(PathBuf::from(text))),
+        }
+    }
+
+    /// The file path, for a ledger file.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            Location::File(p) => Some(p),
+            Location::Postgres(_) => None,
         }
     }
 }
 
-/// A file's device and inode: which file a path names.
-fn file_id(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path)?;
-    Ok((m.dev(), m.ino()))
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::File(p) => write!(f, "{}", p.display()),
+            Location::Postgres(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+impl From<PathBuf> for Location {
+    fn from(p: PathBuf) -> Location {
+        Location::File(p)
+    }
+}
+
+impl From<&std::path::Path> for Location {
+    fn from(p: &std::path::Path) -> Location {
+        Location::File(p.to_path_buf())
+    }
+}
+
+impl From<&Location> for Location {
+    fn from(l: &Location) -> Location {
+        l.clone()
+    }
+}
+
+impl From<&PathBuf> for Location {
+    fn from(p: &PathBuf) -> Location {
+        Location::File(p.clone())
+    }
 }
 
 /// The head of the chain: the last record's seq and hash.
@@ -338,10 +392,10 @@ impl Head {
     }
 }
 
-fn read_head(meta: &impl ReadableTable<&'static str, &'static [u8]>) -> Result<Head, StoreError> {
-    match meta.get(META_HEAD)? {
+fn read_head(tables: &dyn Tables) -> Result<Head, StoreError> {
+    match tables.meta(META_HEAD)? {
         None => Ok(Head::EMPTY),
-        Some(g) => Head::decode(g.value()),
+        Some(v) => Head::decode(&v),
     }
 }
 
@@ -353,28 +407,43 @@ fn decode_row(epoch: u64, id: u64, bytes: &[u8]) -> Result<SourceRow, StoreError
 }
 
 /// A stored snapshot as text; page text is stored as UTF-8, so anything else is damage.
-fn snapshot_text(hash: &Hash, bytes: &[u8]) -> Result<String, StoreError> {
-    String::from_utf8(bytes.to_vec()).map_err(|_| StoreError::CorruptedEntry {
+fn snapshot_text(hash: &Hash, bytes: Vec<u8>) -> Result<String, StoreError> {
+    String::from_utf8(bytes).map_err(|_| StoreError::CorruptedEntry {
         what: format!("snapshot {}", event::hex(hash)),
         reason: "not UTF-8".into(),
     })
 }
 
+/// Every entry of a table, streamed page by page in key order.
+pub fn quote_entries(
+    tables: &dyn Tables,
+) -> impl Iterator<Item = Result<(backend::Key3, Vec<u8>), StoreError>> + '_ {
+    paged(
+        move |after| tables.quote_page(after.copied(), PAGE),
+        |(k, _)| *k,
+    )
+}
+
 fn read_quotes(
-    table: &impl ReadableTable<(u64, u64, u64), &'static [u8]>,
+    tables: &dyn Tables,
     epoch: Epoch,
     id: SourceId,
 ) -> Result<Vec<QuoteRow>, StoreError> {
     let mut out = Vec::new();
-    for item in table.range((epoch.0, id.0, 0)..=(epoch.0, id.0, u64::MAX))? {
+    let start = (epoch.0, id.0, 0);
+    let rows = paged(
+        move |after: Option<&backend::Key3>| {
+            tables.quote_page(Some(*after.unwrap_or(&start)), PAGE)
+        },
+        |(k, _)| *k,
+    );
+    for item in rows {
         let (k, v) = item?;
-        let row = QuoteRow::decode(v.value()).map_err(|reason| StoreError::CorruptedEntry {
-            what: format!(
-                "quote {} of source [{}] in epoch {}",
-                k.value().2,
-                id.0,
-                epoch.0
-            ),
+        if (k.0, k.1) != (epoch.0, id.0) {
+            break;
+        }
+        let row = QuoteRow::decode(&v).map_err(|reason| StoreError::CorruptedEntry {
+            what: format!("quote {} of source [{}] in epoch {}", k.2, id.0, epoch.0),
             reason,
         })?;
         out.push(row);
@@ -387,21 +456,19 @@ pub struct Writer<'t> {
     origin: &'t Origin,
     /// The seq of this transaction's first record, once there is one.
     first: Option<Seq>,
-    events: redb::Table<'t, u64, &'static [u8]>,
-    views: Views<'t>,
-    snapshots: redb::Table<'t, &'static [u8], &'static [u8]>,
+    tables: &'t mut dyn TablesMut,
     head: Head,
     tally: Tally,
     dirty: bool,
 }
 
 impl<'t> Writer<'t> {
-    /// Opens the tables and checks the views against the log's tally before anything is
-    /// written: a write on views that disagree with the log is refused.
-    fn new(txn: &'t WriteTransaction, origin: &'t Origin) -> Result<Writer<'t>, StoreError> {
-        let meta = txn.open_table(META)?;
-        let head = read_head(&meta)?;
-        let tally = match tally::read(&meta)? {
+    /// Checks the views against the log's tally, and the stored head against the log,
+    /// before anything is written: a write on views that disagree with the log is
+    /// refused.
+    fn new(tables: &'t mut dyn TablesMut, origin: &'t Origin) -> Result<Writer<'t>, StoreError> {
+        let head = read_head(&*tables)?;
+        let tally = match tally::read(&*tables)? {
             Some(t) => t,
             None if head.seq.0 == 0 => Tally::EMPTY,
             // Every store with records is migrated (format 2) before it is written.
@@ -411,22 +478,12 @@ impl<'t> Writer<'t> {
                 });
             }
         };
-        let views = Views {
-            meta,
-            urls: txn.open_table(URLS)?,
-            sources: txn.open_table(SOURCES)?,
-            history: txn.open_table(HISTORY)?,
-            quotes: txn.open_table(QUOTES)?,
-        };
-        tally.check(&views)?;
-        let events = txn.open_table(EVENTS)?;
-        check_head(&events, &head)?;
+        tally.check(&*tables)?;
+        check_head(&*tables, &head)?;
         Ok(Writer {
             origin,
             first: None,
-            events,
-            views,
-            snapshots: txn.open_table(SNAPSHOTS)?,
+            tables,
             head,
             tally,
             dirty: false,
@@ -440,17 +497,13 @@ impl<'t> Writer<'t> {
 
     /// The id of `url` in `epoch`, if it is registered.
     pub fn lookup(&self, epoch: Epoch, url: &str) -> Result<Option<SourceId>, StoreError> {
-        Ok(self
-            .views
-            .urls
-            .get((epoch.0, url))?
-            .map(|g| SourceId(g.value())))
+        Ok(self.tables.url(epoch.0, url)?.map(SourceId))
     }
 
     pub fn source(&self, epoch: Epoch, id: SourceId) -> Result<Option<SourceRow>, StoreError> {
-        match self.views.sources.get((epoch.0, id.0))? {
+        match self.tables.source(epoch.0, id.0)? {
             None => Ok(None),
-            Some(g) => decode_row(epoch.0, id.0, g.value()).map(Some),
+            Some(v) => decode_row(epoch.0, id.0, &v).map(Some),
         }
     }
 
@@ -476,14 +529,14 @@ impl<'t> Writer<'t> {
 
     /// The quotes attached to source `id` of `epoch`, in order.
     pub fn quotes(&self, epoch: Epoch, id: SourceId) -> Result<Vec<QuoteRow>, StoreError> {
-        read_quotes(&self.views.quotes, epoch, id)
+        read_quotes(&*self.tables, epoch, id)
     }
 
     /// The page text stored under `hash`, if any.
     pub fn snapshot_text(&self, hash: &Hash) -> Result<Option<String>, StoreError> {
-        match self.snapshots.get(hash.as_slice())? {
+        match self.tables.snapshot(hash)? {
             None => Ok(None),
-            Some(g) => snapshot_text(hash, g.value()).map(Some),
+            Some(v) => snapshot_text(hash, v).map(Some),
         }
     }
 
@@ -491,9 +544,9 @@ impl<'t> Writer<'t> {
     /// whether the text was stored before.
     pub fn put_snapshot(&mut self, text: &str) -> Result<(Hash, bool), StoreError> {
         let hash = *blake3::hash(text.as_bytes()).as_bytes();
-        let stored_before = self.snapshots.get(hash.as_slice())?.is_some();
+        let stored_before = self.tables.has_snapshot(&hash)?;
         if !stored_before {
-            self.snapshots.insert(hash.as_slice(), text.as_bytes())?;
+            self.tables.put_snapshot(&hash, text.as_bytes())?;
         }
         Ok((hash, stored_before))
     }
@@ -505,12 +558,19 @@ impl<'t> Writer<'t> {
         &self,
         limit: usize,
     ) -> Result<impl Iterator<Item = Result<Event, StoreError>> + '_, StoreError> {
-        Ok(self.events.range(0u64..)?.rev().take(limit).map(|item| {
-            let (k, v) = item?;
-            Record::decode(v.value())
+        let tables: &dyn Tables = &*self.tables;
+        let rows = paged(
+            move |after: Option<&u64>| {
+                tables.record_page_back(after.copied().unwrap_or(u64::MAX), PAGE)
+            },
+            |(seq, _)| *seq,
+        );
+        Ok(rows.take(limit).map(|item| {
+            let (seq, bytes) = item?;
+            Record::decode(&bytes)
                 .map(|r| r.event)
                 .map_err(|e| StoreError::Corrupted {
-                    seq: k.value(),
+                    seq,
                     reason: e.to_string(),
                 })
         }))
@@ -533,7 +593,7 @@ impl<'t> Writer<'t> {
         tally
             .count(&event)
             .map_err(|reason| StoreError::Invariant { seq: seq.0, reason })?;
-        materialize::apply(&mut self.views, seq, &event)?;
+        materialize::apply(&mut *self.tables, seq, &event)?;
         let provenance = match self.first {
             None => Provenance::Origin(self.origin.clone()),
             Some(first) => Provenance::SameAs(first),
@@ -545,7 +605,7 @@ impl<'t> Writer<'t> {
             event,
         };
         let bytes = record.encode();
-        self.events.insert(seq.0, bytes.as_slice())?;
+        self.tables.put_record(seq.0, &bytes)?;
         self.tally = tally;
         self.head = Head {
             seq,
@@ -560,9 +620,8 @@ impl<'t> Writer<'t> {
     /// anything. A snapshot stored without a record to name it is left out with the rest.
     fn finish(&mut self) -> Result<bool, StoreError> {
         if self.dirty {
-            let meta = &mut self.views.meta;
-            meta.insert(META_HEAD, self.head.encode().as_slice())?;
-            meta.insert(META_TALLY, self.tally.encode().as_slice())?;
+            self.tables.put_meta(META_HEAD, &self.head.encode())?;
+            self.tables.put_meta(META_TALLY, &self.tally.encode())?;
         }
         Ok(self.dirty)
     }
@@ -571,14 +630,10 @@ impl<'t> Writer<'t> {
 /// Checks that the stored head names the last record of the log, by seq and by hash,
 /// before a record is chained onto it: a new record must never seal a damaged head (or
 /// a truncated log) into the chain.
-fn check_head(
-    events: &impl ReadableTable<u64, &'static [u8]>,
-    head: &Head,
-) -> Result<(), StoreError> {
-    let last = events.last()?;
-    let (seq, hash) = match &last {
+fn check_head(tables: &dyn Tables, head: &Head) -> Result<(), StoreError> {
+    let (seq, hash) = match tables.last_record()? {
         None => (0, GENESIS),
-        Some((k, v)) => (k.value(), event::hash_bytes(v.value())),
+        Some((k, v)) => (k, event::hash_bytes(&v)),
     };
     if seq != head.seq.0 || hash != head.hash {
         return Err(StoreError::CorruptedEntry {
@@ -594,7 +649,7 @@ fn check_head(
 
 /// A read snapshot of the store.
 pub struct Reader {
-    txn: ReadTransaction,
+    tables: Box<dyn Tables>,
 }
 
 /// Resolves each record's origin as the log streams by: a transaction's first record
@@ -650,49 +705,30 @@ pub struct StoredSource {
 }
 
 impl Reader {
-    /// Opens a table, or `None` when the store has never created it.
-    fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
-        &self,
-        def: TableDefinition<K, V>,
-    ) -> Result<Option<ReadOnlyTable<K, V>>, StoreError> {
-        match self.txn.open_table(def) {
-            Ok(t) => Ok(Some(t)),
-            Err(TableError::TableDoesNotExist(_)) => Ok(None),
-            Err(e) => Err(e.into()),
-        }
+    /// The tables under this snapshot.
+    pub fn tables(&self) -> &dyn Tables {
+        &*self.tables
     }
 
     pub fn epoch(&self) -> Result<Epoch, StoreError> {
-        match self.table(META)? {
-            None => Ok(Epoch::FIRST),
-            Some(meta) => materialize::current_epoch(&meta),
-        }
+        materialize::current_epoch(&*self.tables)
     }
 
     pub fn head(&self) -> Result<Head, StoreError> {
-        match self.table(META)? {
-            None => Ok(Head::EMPTY),
-            Some(meta) => read_head(&meta),
-        }
+        read_head(&*self.tables)
     }
 
     pub fn lookup(&self, epoch: Epoch, url: &str) -> Result<Option<SourceId>, StoreError> {
-        let Some(urls) = self.table(URLS)? else {
-            return Ok(None);
-        };
-        Ok(urls.get((epoch.0, url))?.map(|g| SourceId(g.value())))
+        Ok(self.tables.url(epoch.0, url)?.map(SourceId))
     }
 
     pub fn source(&self, epoch: Epoch, id: SourceId) -> Result<Option<StoredSource>, StoreError> {
-        let Some(t) = self.table(SOURCES)? else {
-            return Ok(None);
-        };
-        match t.get((epoch.0, id.0))? {
+        match self.tables.source(epoch.0, id.0)? {
             None => Ok(None),
-            Some(g) => Ok(Some(StoredSource {
+            Some(v) => Ok(Some(StoredSource {
                 epoch,
                 id,
-                row: decode_row(epoch.0, id.0, g.value())?,
+                row: decode_row(epoch.0, id.0, &v)?,
             })),
         }
     }
@@ -701,18 +737,13 @@ impl Reader {
     pub fn sources(
         &self,
         epoch: Epoch,
-    ) -> Result<impl Iterator<Item = Result<StoredSource, StoreError>> + use<>, StoreError> {
+    ) -> Result<impl Iterator<Item = Result<StoredSource, StoreError>> + '_, StoreError> {
         self.sources_between(epoch, 0, u64::MAX)
     }
 
     /// How many sources of `epoch` carry at least one quote.
     pub fn quoted_count(&self, epoch: Epoch) -> Result<u64, StoreError> {
-        match self.table(META)? {
-            None => Ok(0),
-            Some(meta) => {
-                Ok(materialize::read_u64(&meta, &materialize::quoted_key(epoch))?.unwrap_or(0))
-            }
-        }
+        Ok(materialize::read_u64(&*self.tables, &materialize::quoted_key(epoch))?.unwrap_or(0))
     }
 
     /// The sources of `epoch` with ids in `lo..=hi`, in id order, streamed.
@@ -721,18 +752,25 @@ impl Reader {
         epoch: Epoch,
         lo: u64,
         hi: u64,
-    ) -> Result<impl Iterator<Item = Result<StoredSource, StoreError>> + use<>, StoreError> {
-        let range = match self.table(SOURCES)? {
-            None => None,
-            Some(t) => Some(t.range((epoch.0, lo)..=(epoch.0, hi))?),
-        };
-        Ok(range.into_iter().flatten().map(move |item| {
-            let (k, v) = item?;
-            let (e, id) = k.value();
+    ) -> Result<impl Iterator<Item = Result<StoredSource, StoreError>> + '_, StoreError> {
+        let tables: &dyn Tables = &*self.tables;
+        let rows = paged(
+            move |after: Option<&u64>| {
+                let from = match after {
+                    None => lo,
+                    Some(&id) if id >= hi => return Ok(Vec::new()),
+                    Some(&id) => id + 1,
+                };
+                tables.source_page(epoch.0, from, hi, PAGE)
+            },
+            |(id, _)| *id,
+        );
+        Ok(rows.map(move |item| {
+            let (id, v) = item?;
             Ok(StoredSource {
-                epoch: Epoch(e),
+                epoch,
                 id: SourceId(id),
-                row: decode_row(e, id, v.value())?,
+                row: decode_row(epoch.0, id, &v)?,
             })
         }))
     }
@@ -740,27 +778,20 @@ impl Reader {
     /// The ids of `epoch` as inclusive ranges, in order. Ids are dense, so this is one
     /// range unless a store was built otherwise; then the keys are scanned.
     pub fn id_ranges(&self, epoch: Epoch) -> Result<Vec<(u64, u64)>, StoreError> {
-        let Some(t) = self.table(SOURCES)? else {
-            return Ok(Vec::new());
-        };
         let last = self.count(epoch)?;
         if last == 0 {
             return Ok(Vec::new());
         }
-        let first = match t.range((epoch.0, 0)..=(epoch.0, u64::MAX))?.next() {
-            Some(item) => item?.0.value().1,
-            None => return Ok(Vec::new()),
+        let Some(first) = self.tables.first_source(epoch.0)? else {
+            return Ok(Vec::new());
         };
-        let stored = match self.table(META)? {
-            None => None,
-            Some(meta) => materialize::read_u64(&meta, &materialize::count_key(epoch))?,
-        };
+        let stored = materialize::read_u64(&*self.tables, &materialize::count_key(epoch))?;
         if first == 1 && stored == Some(last) {
             return Ok(vec![(1, last)]);
         }
         let mut out: Vec<(u64, u64)> = Vec::new();
-        for item in t.range((epoch.0, 0)..=(epoch.0, u64::MAX))? {
-            let id = item?.0.value().1;
+        for item in self.sources(epoch)? {
+            let id = item?.id.0;
             match out.last_mut() {
                 Some((_, hi)) if *hi + 1 == id => *hi = id,
                 _ => out.push((id, id)),
@@ -771,24 +802,14 @@ impl Reader {
 
     /// Number of sources in `epoch`: the highest id, since ids are dense.
     pub fn count(&self, epoch: Epoch) -> Result<u64, StoreError> {
-        let Some(t) = self.table(SOURCES)? else {
-            return Ok(0);
-        };
-        let last = t.range((epoch.0, 0)..=(epoch.0, u64::MAX))?.next_back();
-        Ok(match last {
-            None => 0,
-            Some(item) => item?.0.value().1,
-        })
+        Ok(self.tables.last_source(epoch.0)?.unwrap_or(0))
     }
 
     /// The record at `seq`, decoded.
     pub fn record(&self, seq: Seq) -> Result<Option<Record>, StoreError> {
-        let Some(t) = self.table(EVENTS)? else {
-            return Ok(None);
-        };
-        match t.get(seq.0)? {
+        match self.tables.record(seq.0)? {
             None => Ok(None),
-            Some(g) => Record::decode(g.value())
+            Some(v) => Record::decode(&v)
                 .map(Some)
                 .map_err(|e| StoreError::Corrupted {
                     seq: seq.0,
@@ -800,7 +821,7 @@ impl Reader {
     /// Every record of the log in order, with its hash, streamed.
     pub fn records(
         &self,
-    ) -> Result<impl Iterator<Item = Result<(Seq, Record, Hash), StoreError>> + use<>, StoreError>
+    ) -> Result<impl Iterator<Item = Result<(Seq, Record, Hash), StoreError>> + '_, StoreError>
     {
         Ok(self.decoded()?.map(|item| {
             let (seq, record, bytes) = item?;
@@ -812,11 +833,9 @@ impl Reader {
     /// from.
     fn decoded(
         &self,
-    ) -> Result<
-        impl Iterator<Item = Result<(Seq, Record, RawRecord), StoreError>> + use<>,
-        StoreError,
-    > {
-        Ok(self.raw_records()?.map(|item| {
+    ) -> Result<impl Iterator<Item = Result<(Seq, Record, RawRecord), StoreError>> + '_, StoreError>
+    {
+        Ok(self.raw_records().map(|item| {
             let (seq, bytes) = item?;
             let record = Record::decode(&bytes).map_err(|e| StoreError::Corrupted {
                 seq: seq.0,
@@ -828,35 +847,20 @@ impl Reader {
 
     /// Every record of the log in order, as the exact bytes stored (and hashed), streamed
     /// and not decoded.
-    fn raw_records(
-        &self,
-    ) -> Result<impl Iterator<Item = Result<(Seq, Vec<u8>), StoreError>> + use<>, StoreError> {
-        let range = match self.table(EVENTS)? {
-            None => None,
-            Some(t) => Some(t.range(0u64..)?),
-        };
-        Ok(range.into_iter().flatten().map(|item| {
-            let (k, v) = item?;
-            Ok((Seq(k.value()), v.value().to_vec()))
-        }))
+    pub fn raw_records(&self) -> impl Iterator<Item = Result<(Seq, Vec<u8>), StoreError>> + '_ {
+        records_from(&*self.tables).map(|item| item.map(|(seq, bytes)| (Seq(seq), bytes)))
     }
 
     /// The quotes attached to source `id` of `epoch`, in order.
     pub fn quotes(&self, epoch: Epoch, id: SourceId) -> Result<Vec<QuoteRow>, StoreError> {
-        match self.table(QUOTES)? {
-            None => Ok(Vec::new()),
-            Some(t) => read_quotes(&t, epoch, id),
-        }
+        read_quotes(&*self.tables, epoch, id)
     }
 
     /// The page text stored under `hash`, if any.
     pub fn snapshot(&self, hash: &Hash) -> Result<Option<String>, StoreError> {
-        let Some(t) = self.table(SNAPSHOTS)? else {
-            return Ok(None);
-        };
-        match t.get(hash.as_slice())? {
+        match self.tables.snapshot(hash)? {
             None => Ok(None),
-            Some(g) => snapshot_text(hash, g.value()).map(Some),
+            Some(v) => snapshot_text(hash, v).map(Some),
         }
     }
 
@@ -887,7 +891,7 @@ impl Reader {
     /// Like [`Reader::records`], with each record's origin resolved.
     pub fn records_with_origin(
         &self,
-    ) -> Result<impl Iterator<Item = Result<LoggedRecord, StoreError>> + use<>, StoreError> {
+    ) -> Result<impl Iterator<Item = Result<LoggedRecord, StoreError>> + '_, StoreError> {
         Ok(with_origin(self.records()?))
     }
 
@@ -895,19 +899,38 @@ impl Reader {
     /// `export --format jsonl` hands out, so anyone can re-hash the chain.
     pub fn raw_records_with_origin(
         &self,
-    ) -> Result<impl Iterator<Item = Result<RawLoggedRecord, StoreError>> + use<>, StoreError> {
+    ) -> Result<impl Iterator<Item = Result<RawLoggedRecord, StoreError>> + '_, StoreError> {
         Ok(with_origin(self.decoded()?))
     }
 
     /// The seqs of the events that concern source `id` of `epoch`, in order.
     pub fn history(&self, epoch: Epoch, id: SourceId) -> Result<Vec<Seq>, StoreError> {
-        let Some(t) = self.table(HISTORY)? else {
-            return Ok(Vec::new());
-        };
+        let start = (epoch.0, id.0, 0);
+        let tables: &dyn Tables = &*self.tables;
+        let keys = paged(
+            move |after: Option<&backend::Key3>| {
+                tables.history_page(Some(*after.unwrap_or(&start)), PAGE)
+            },
+            |k| *k,
+        );
         let mut out = Vec::new();
-        for item in t.range((epoch.0, id.0, 0)..=(epoch.0, id.0, u64::MAX))? {
-            out.push(Seq(item?.0.value().2));
+        for item in keys {
+            let k = item?;
+            if (k.0, k.1) != (epoch.0, id.0) {
+                break;
+            }
+            out.push(Seq(k.2));
         }
         Ok(out)
     }
+}
+
+/// Every record of the log in order, as stored, streamed page by page.
+fn records_from(
+    tables: &dyn Tables,
+) -> impl Iterator<Item = Result<(u64, Vec<u8>), StoreError>> + '_ {
+    paged(
+        move |after: Option<&u64>| tables.record_page(after.map_or(0, |s| s + 1), PAGE),
+        |(seq, _)| *seq,
+    )
 }

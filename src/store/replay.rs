@@ -7,24 +7,24 @@
 //! own transaction, which carries the origin), then applied with
 //! [`materialize::apply`], the code path of live writes. A rebuild applies it to the
 //! store's own emptied views, in one transaction; an audit applies it to views in a
-//! scratch database (a temporary file) and compares them, entry by entry, with the stored ones.
+//! scratch database (a temporary redb file, whatever the backend) and compares them, entry
+//! by entry, with the stored ones.
 
 use std::cmp::Ordering;
 use std::fmt;
 use std::iter::Peekable;
 use std::time::Duration;
 
-use redb::{
-    Builder, ReadableTable, ReadableTableMetadata, WriteTransaction, backends::FileBackend,
-};
+use redb::{Builder, backends::FileBackend};
 use serde::Serialize;
 
+use super::backend::{Key3, PAGE, StoreResult, Tables, TablesMut, paged};
 use super::event::{self, Event, Provenance, Record, Seq};
-use super::materialize::{self, Views};
+use super::materialize;
+use super::redbfile::RedbWrite;
 use super::tables::{
-    EVENTS, HISTORY, META, META_COUNT_PREFIX, META_EPOCH, META_FORMAT, META_HEAD,
-    META_QUOTED_PREFIX, META_TALLY, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, STORE_FORMAT, SourceRow,
-    URLS,
+    META_COUNT_PREFIX, META_EPOCH, META_FORMAT, META_HEAD, META_QUOTED_PREFIX, META_TALLY,
+    QuoteRow, STORE_FORMAT, SourceRow,
 };
 use super::tally::Tally;
 use super::{Head, Reader, Store, StoreError, read_head};
@@ -165,31 +165,47 @@ impl From<StoreError> for Stop {
     }
 }
 
-macro_rules! stop_from_redb {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Stop {
-            fn from(e: $t) -> Stop {
-                Stop::Store(e.into())
-            }
-        }
-    )*};
-}
-stop_from_redb!(redb::StorageError, redb::TableError);
+/// Pages of the log: up to [`PAGE`] records from a seq on. Given the views being written,
+/// for a rebuild, which reads the log from the same transaction.
+type RecordPages<'a> = dyn FnMut(&mut dyn TablesMut, u64) -> StoreResult<Vec<(u64, Vec<u8>)>> + 'a;
 
-/// Walks the log in `events`, checking it, and applies each record to `views`; checks
-/// `stored_head` against the last record. Returns the head.
+/// Walks the log that `pages` gives, checking it, and applies each record to `views`;
+/// checks `stored_head` against the last record. Returns the head.
 fn walk(
-    events: &impl ReadableTable<u64, &'static [u8]>,
+    pages: &mut RecordPages<'_>,
     stored_head: Result<Option<Head>, StoreError>,
-    views: &mut Views<'_>,
+    views: &mut dyn TablesMut,
 ) -> Result<Head, Stop> {
     let mut head = Head::EMPTY;
     let mut tally = Tally::EMPTY;
     // The seq of the last record that carries its own origin.
     let mut origin_at: Option<u64> = None;
-    for item in events.iter()? {
-        let (k, v) = item?;
-        let seq = k.value();
+    let mut from = 0;
+    loop {
+        let page = pages(views, from)?;
+        let Some(&(last, _)) = page.last() else { break };
+        let full = page.len() == PAGE;
+        for (seq, bytes) in page {
+            walk_one(seq, &bytes, &mut head, &mut tally, &mut origin_at, views)?;
+        }
+        if !full {
+            break;
+        }
+        from = last.saturating_add(1);
+    }
+    end_of_walk(head, tally, stored_head, views)
+}
+
+/// Checks one record of the walk and applies it.
+fn walk_one(
+    seq: u64,
+    bytes: &[u8],
+    head: &mut Head,
+    tally: &mut Tally,
+    origin_at: &mut Option<u64>,
+    views: &mut dyn TablesMut,
+) -> Result<(), Stop> {
+    {
         let expected = head.seq.0.saturating_add(1);
         if seq != expected {
             return Err(Stop::Bad(Finding::record(
@@ -204,7 +220,6 @@ fn walk(
                 },
             )));
         }
-        let bytes = v.value();
         let record =
             Record::decode(bytes).map_err(|e| Stop::Bad(Finding::record(seq, e.to_string())))?;
         if record.prev != head.hash {
@@ -223,9 +238,9 @@ fn walk(
             }));
         }
         match &record.provenance {
-            Provenance::Origin(_) => origin_at = Some(seq),
+            Provenance::Origin(_) => *origin_at = Some(seq),
             Provenance::SameAs(first) => {
-                if origin_at != Some(first.0) {
+                if *origin_at != Some(first.0) {
                     return Err(Stop::Bad(Finding::record(
                         seq,
                         format!(
@@ -236,16 +251,26 @@ fn walk(
                 }
             }
         }
-        check_event(views, seq, &record.event)?;
+        check_event(&*views, seq, &record.event)?;
         tally
             .count(&record.event)
             .map_err(|reason| Stop::Bad(Finding::record(seq, reason)))?;
         materialize::apply(views, Seq(seq), &record.event)?;
-        head = Head {
+        *head = Head {
             seq: Seq(seq),
             hash: event::hash_bytes(bytes),
         };
     }
+    Ok(())
+}
+
+/// Checks the stored head against the walked one, and stores the tally the walk counted.
+fn end_of_walk(
+    head: Head,
+    tally: Tally,
+    stored_head: Result<Option<Head>, StoreError>,
+    views: &mut dyn TablesMut,
+) -> Result<Head, Stop> {
     let stored = stored_head.map_err(|e| match e {
         StoreError::Corrupted { reason, .. } => Stop::Bad(Finding {
             place: Place::Head,
@@ -286,17 +311,14 @@ fn walk(
     }
     // The log's counters, as a replay of it gives them: written by a rebuild, compared by
     // an audit.
-    views
-        .meta
-        .insert(META_TALLY, tally.encode().as_slice())
-        .map_err(StoreError::from)?;
+    views.put_meta(META_TALLY, &tally.encode())?;
     Ok(head)
 }
 
 /// What `apply` takes on trust and a replay checks: an added source is new, in the
 /// current epoch; a reset starts the next epoch.
-fn check_event(views: &Views<'_>, seq: u64, event: &Event) -> Result<(), Stop> {
-    let current = materialize::current_epoch(&views.meta)?;
+fn check_event(views: &dyn Tables, seq: u64, event: &Event) -> Result<(), Stop> {
+    let current = materialize::current_epoch(views)?;
     let bad = |reason: String| Err(Stop::Bad(Finding::record(seq, reason)));
     match event {
         Event::SourceAdded(a) => {
@@ -306,18 +328,16 @@ fn check_event(views: &Views<'_>, seq: u64, event: &Event) -> Result<(), Stop> {
                     a.id.0, a.epoch.0, current.0
                 ));
             }
-            if views.sources.get((a.epoch.0, a.id.0))?.is_some() {
+            if views.source(a.epoch.0, a.id.0)?.is_some() {
                 return bad(format!(
                     "adds [{}] to epoch {}, which already has it",
                     a.id.0, a.epoch.0
                 ));
             }
-            if let Some(id) = views.urls.get((a.epoch.0, a.url.as_str()))? {
+            if let Some(id) = views.url(a.epoch.0, a.url.as_str())? {
                 return bad(format!(
                     "adds {} as [{}], but it is already [{}]",
-                    a.url,
-                    a.id.0,
-                    id.value()
+                    a.url, a.id.0, id
                 ));
             }
         }
@@ -341,24 +361,11 @@ fn short(hash: &event::Hash) -> String {
 }
 
 /// The head as stored, `None` when none is.
-fn stored_head(
-    meta: &impl ReadableTable<&'static str, &'static [u8]>,
-) -> Result<Option<Head>, StoreError> {
-    match meta.get(META_HEAD)? {
+fn stored_head(tables: &dyn Tables) -> Result<Option<Head>, StoreError> {
+    match tables.meta(META_HEAD)? {
         None => Ok(None),
-        Some(_) => read_head(meta).map(Some),
+        Some(_) => read_head(tables).map(Some),
     }
-}
-
-/// Opens the view tables of `txn`.
-fn views(txn: &WriteTransaction) -> Result<Views<'_>, StoreError> {
-    Ok(Views {
-        meta: txn.open_table(META)?,
-        urls: txn.open_table(URLS)?,
-        sources: txn.open_table(SOURCES)?,
-        history: txn.open_table(HISTORY)?,
-        quotes: txn.open_table(QUOTES)?,
-    })
 }
 
 /// True for the keys of `meta` that are views of the log: all but format and head.
@@ -367,14 +374,32 @@ fn is_view_key(key: &str) -> bool {
 }
 
 /// What the views hold once replayed.
-fn totals(views: &Views<'_>, records: u64, head: Head) -> Result<Replayed, StoreError> {
+fn totals(views: &dyn Tables, records: u64, head: Head) -> Result<Replayed, StoreError> {
+    let counts = views.row_counts()?;
     Ok(Replayed {
         records,
         head: (records > 0).then_some(head),
-        epochs: materialize::current_epoch(&views.meta)?.0,
-        sources: views.sources.len()?,
-        quotes: views.quotes.len()?,
+        epochs: materialize::current_epoch(views)?.0,
+        sources: counts.sources,
+        quotes: counts.quotes,
     })
+}
+
+/// A stop of the walk as the error a rebuild fails with.
+fn stop_error(stop: Stop) -> StoreError {
+    match stop {
+        Stop::Bad(f) => match f.place {
+            Place::Record { seq } => StoreError::Corrupted {
+                seq,
+                reason: f.reason,
+            },
+            other => StoreError::CorruptedEntry {
+                what: format!("the {other} of the log"),
+                reason: f.reason,
+            },
+        },
+        Stop::Store(e) => e,
+    }
 }
 
 impl Store {
@@ -386,36 +411,20 @@ impl Store {
     /// [`LockMode::Maintenance`](super::lock::LockMode::Maintenance)), so no writer runs
     /// alongside; readers see the old views or the new ones, never a mix.
     pub fn rebuild(&self, wait: Duration) -> Result<Replayed, StoreError> {
-        let txn = self.begin_write(wait)?;
-        let replayed = {
-            txn.delete_table(URLS)?;
-            txn.delete_table(SOURCES)?;
-            txn.delete_table(HISTORY)?;
-            txn.delete_table(QUOTES)?;
-            let mut views = views(&txn)?;
-            views.meta.retain(|k, _| !is_view_key(k))?;
-            let events = txn.open_table(EVENTS)?;
-            let stored = stored_head(&views.meta);
-            let head = walk(&events, stored, &mut views).map_err(|stop| match stop {
-                Stop::Bad(f) => match f.place {
-                    Place::Record { seq } => StoreError::Corrupted {
-                        seq,
-                        reason: f.reason,
-                    },
-                    other => StoreError::CorruptedEntry {
-                        what: format!("the {other} of the log"),
-                        reason: f.reason,
-                    },
-                },
-                Stop::Store(e) => e,
-            })?;
-            views
-                .meta
-                .insert(META_FORMAT, STORE_FORMAT.to_le_bytes().as_slice())?;
-            totals(&views, head.seq.0, head)?
-        };
-        self.deadline.arm(wait);
-        txn.commit().map_err(|e| self.failed(e))?;
+        let mut replayed = Replayed::default();
+        self.write_tables(wait, &mut |views| {
+            views.clear_views(&is_view_key)?;
+            let stored = stored_head(&*views);
+            let head = walk(
+                &mut |v: &mut dyn TablesMut, from| v.record_page(from, PAGE),
+                stored,
+                views,
+            )
+            .map_err(stop_error)?;
+            views.put_meta(META_FORMAT, &STORE_FORMAT.to_le_bytes())?;
+            replayed = totals(&*views, head.seq.0, head)?;
+            Ok(true)
+        })?;
         Ok(replayed)
     }
 }
@@ -444,18 +453,14 @@ impl Reader {
             .set_cache_size(4 << 20)
             .create_with_backend(FileBackend::new(scratch)?)?;
         let txn = mem.begin_write()?;
-        let mut views = views(&txn)?;
-        let stored_head = match self.table(META)? {
-            None => Ok(None),
-            Some(meta) => stored_head(&meta),
-        };
-        let walked = match self.table(EVENTS)? {
-            Some(events) => walk(&events, stored_head, &mut views),
-            None => {
-                let empty = txn.open_table(EVENTS)?;
-                walk(&empty, stored_head, &mut views)
-            }
-        };
+        let mut views = RedbWrite::new(&txn)?;
+        let tables = self.tables();
+        let stored_head = stored_head(tables);
+        let walked = walk(
+            &mut |_: &mut dyn TablesMut, from| tables.record_page(from, PAGE),
+            stored_head,
+            &mut views,
+        );
         let head = match walked {
             Ok(head) => head,
             Err(Stop::Bad(f)) => {
@@ -469,25 +474,16 @@ impl Reader {
     }
 
     /// Compares every view entry on disk with its replayed twin, both ways.
-    fn compare(&self, mem: &Views<'_>, findings: &mut Findings) -> Result<(), StoreError> {
-        let meta = self.table(META)?;
+    fn compare(&self, mem: &dyn Tables, findings: &mut Findings) -> Result<(), StoreError> {
+        let disk = self.tables();
         // A store of format 1 keeps no tally; from format 2 on it is compared like a view.
-        let tallied = match &meta {
-            Some(m) => m
-                .get(META_FORMAT)?
-                .is_some_and(|g| g.value() != 1u16.to_le_bytes()),
-            None => false,
-        };
+        let tallied = disk
+            .meta(META_FORMAT)?
+            .is_some_and(|v| v != 1u16.to_le_bytes());
         let compared = move |k: &str| is_view_key(k) || (tallied && k == META_TALLY);
         merge(
-            entries(meta.as_ref(), |k: &str, v: &[u8]| {
-                (k.to_string(), v.to_vec())
-            })?
-            .filter(move |r| r.as_ref().map_or(true, |(k, _)| compared(k))),
-            entries(Some(&mem.meta), |k: &str, v: &[u8]| {
-                (k.to_string(), v.to_vec())
-            })?
-            .filter(move |r| r.as_ref().map_or(true, |(k, _)| compared(k))),
+            meta_entries(disk).filter(move |r| r.as_ref().map_or(true, |(k, _)| compared(k))),
+            meta_entries(mem).filter(move |r| r.as_ref().map_or(true, |(k, _)| compared(k))),
             findings,
             |key, disk, replay| {
                 let value = |bytes: &[u8]| meta_value(key, bytes);
@@ -507,14 +503,9 @@ impl Reader {
                 )
             },
         )?;
-        let urls = self.table(URLS)?;
         merge(
-            entries(urls.as_ref(), |k: (u64, &str), v: u64| {
-                ((k.0, k.1.to_string()), v)
-            })?,
-            entries(Some(&mem.urls), |k: (u64, &str), v: u64| {
-                ((k.0, k.1.to_string()), v)
-            })?,
+            url_entries(disk),
+            url_entries(mem),
             findings,
             |(epoch, url), disk, replay| {
                 Finding::entry(
@@ -531,12 +522,9 @@ impl Reader {
                 )
             },
         )?;
-        let sources = self.table(SOURCES)?;
         merge(
-            entries(sources.as_ref(), |k: (u64, u64), v: &[u8]| (k, v.to_vec()))?,
-            entries(Some(&mem.sources), |k: (u64, u64), v: &[u8]| {
-                (k, v.to_vec())
-            })?,
+            source_entries(disk),
+            source_entries(mem),
             findings,
             |(epoch, id), disk, replay| {
                 Finding::entry(
@@ -546,10 +534,9 @@ impl Reader {
                 )
             },
         )?;
-        let history = self.table(HISTORY)?;
         merge(
-            entries(history.as_ref(), |k: (u64, u64, u64), (): ()| (k, ()))?,
-            entries(Some(&mem.history), |k: (u64, u64, u64), (): ()| (k, ()))?,
+            history_entries(disk),
+            history_entries(mem),
             findings,
             |(epoch, id, seq), disk, _| {
                 Finding::entry(
@@ -563,14 +550,9 @@ impl Reader {
                 )
             },
         )?;
-        let quotes = self.table(QUOTES)?;
         merge(
-            entries(quotes.as_ref(), |k: (u64, u64, u64), v: &[u8]| {
-                (k, v.to_vec())
-            })?,
-            entries(Some(&mem.quotes), |k: (u64, u64, u64), v: &[u8]| {
-                (k, v.to_vec())
-            })?,
+            super::quote_entries(disk),
+            super::quote_entries(mem),
             findings,
             |(epoch, id, n), disk, replay| {
                 Finding::entry(
@@ -588,68 +570,65 @@ impl Reader {
 pub type RawEntry<K> = (K, Vec<u8>);
 
 /// The key of a quote: (epoch, id, n).
-pub type QuoteKey = (u64, u64, u64);
+pub type QuoteKey = Key3;
+
+type Entries<'t, K, V> = Box<dyn Iterator<Item = Result<(K, V), StoreError>> + 't>;
+
+fn meta_entries(t: &dyn Tables) -> Entries<'_, String, Vec<u8>> {
+    Box::new(paged(
+        move |after: Option<&String>| t.meta_page(after.map(String::as_str), PAGE),
+        |(k, _)| k.clone(),
+    ))
+}
+
+fn url_entries(t: &dyn Tables) -> Entries<'_, (u64, String), u64> {
+    Box::new(paged(
+        move |after: Option<&(u64, String)>| t.url_page(after.map(|(e, u)| (*e, u.as_str())), PAGE),
+        |(k, _)| k.clone(),
+    ))
+}
+
+fn source_entries(t: &dyn Tables) -> Entries<'_, (u64, u64), Vec<u8>> {
+    Box::new(paged(
+        move |after: Option<&(u64, u64)>| t.source_entries_page(after.copied(), PAGE),
+        |(k, _)| *k,
+    ))
+}
+
+fn history_entries(t: &dyn Tables) -> Entries<'_, Key3, ()> {
+    Box::new(
+        paged(
+            move |after: Option<&Key3>| t.history_page(after.copied(), PAGE),
+            |k| *k,
+        )
+        .map(|r| r.map(|k| (k, ()))),
+    )
+}
 
 impl Reader {
     /// Every stored snapshot as (key, text bytes), in key order, streamed.
     pub fn snapshot_entries(
         &self,
-    ) -> Result<impl Iterator<Item = Result<RawEntry<Vec<u8>>, StoreError>> + use<>, StoreError>
-    {
-        let range = match self.table(SNAPSHOTS)? {
-            None => None,
-            Some(t) => Some(t.range::<&[u8]>(..)?),
-        };
-        Ok(range.into_iter().flatten().map(|item| {
-            let (k, v) = item?;
-            Ok((k.value().to_vec(), v.value().to_vec()))
-        }))
+    ) -> Result<impl Iterator<Item = Result<RawEntry<Vec<u8>>, StoreError>> + '_, StoreError> {
+        let t = self.tables();
+        Ok(paged(
+            move |after: Option<&Vec<u8>>| t.snapshot_page(after.map(Vec::as_slice), PAGE),
+            |(k, _)| k.clone(),
+        ))
     }
 
     /// Whether a snapshot is stored under `hash`, without reading its text.
     pub fn has_snapshot(&self, hash: &event::Hash) -> Result<bool, StoreError> {
-        match self.table(SNAPSHOTS)? {
-            None => Ok(false),
-            Some(t) => Ok(t.get(hash.as_slice())?.is_some()),
-        }
+        self.tables().has_snapshot(hash)
     }
 
     /// Every stored quote of every epoch as ((epoch, id, n), encoded row), in key order,
     /// streamed and not decoded.
     pub fn quote_entries(
         &self,
-    ) -> Result<impl Iterator<Item = Result<RawEntry<QuoteKey>, StoreError>> + use<>, StoreError>
-    {
-        let range = match self.table(QUOTES)? {
-            None => None,
-            Some(t) => Some(t.range::<(u64, u64, u64)>(..)?),
-        };
-        Ok(range.into_iter().flatten().map(|item| {
-            let (k, v) = item?;
-            Ok((k.value(), v.value().to_vec()))
-        }))
+    ) -> Result<impl Iterator<Item = Result<RawEntry<QuoteKey>, StoreError>> + '_, StoreError> {
+        Ok(super::quote_entries(self.tables()))
     }
-}
-
-type Entries<'t, K, V> = Box<dyn Iterator<Item = Result<(K, V), StoreError>> + 't>;
-
-/// The entries of `table` (none when it does not exist), in key order, made owned.
-fn entries<'t, K, V, KO: 't, VO: 't, T>(
-    table: Option<&'t T>,
-    own: impl for<'a> Fn(K::SelfType<'a>, V::SelfType<'a>) -> (KO, VO) + 't,
-) -> Result<Entries<'t, KO, VO>, StoreError>
-where
-    K: redb::Key + 'static,
-    V: redb::Value + 'static,
-    T: ReadableTable<K, V>,
-{
-    let Some(table) = table else {
-        return Ok(Box::new(std::iter::empty()));
-    };
-    Ok(Box::new(table.iter()?.map(move |item| {
-        let (k, v) = item?;
-        Ok(own(k.value(), v.value()))
-    })))
 }
 
 /// Walks two key-ordered entry streams side by side and reports, through `describe`,

@@ -1,23 +1,32 @@
-//! Every redb table of a ledger, declared once.
+//! The seven tables of a ledger, as every backend stores them, and the rows they hold.
 //!
-//! `EVENTS` is the truth; every other table is a materialized view of it, written in the
-//! same write transaction as the event that changes it (see `materialize.rs`), and
-//! recomputable from the log alone.
+//! - `events`: seq → encoded [`Record`](super::event::Record). Appended once per change,
+//!   in the change's write transaction; never updated, never deleted. The truth: every
+//!   other table but `snapshots` is a view of it, written in the same write transaction as
+//!   the event that changes it (see `materialize.rs`), and recomputable from the log alone.
+//! - `meta`: name → little-endian bytes. Keys: [`META_FORMAT`] (u16, written when the
+//!   store is created), [`META_HEAD`] (seq u64 then hash 32 bytes of the last record,
+//!   rewritten with every append), [`META_TALLY`] (the log's own counters, rewritten with
+//!   the head), [`META_EPOCH`] (u64, the current epoch, rewritten by `reset`), and the
+//!   per-epoch counters under [`META_COUNT_PREFIX`] and [`META_QUOTED_PREFIX`]. All but the
+//!   format, head and tally are views of the log.
+//! - `urls`: (epoch, canonical url) → id. Written when a source is added; the url index
+//!   that makes re-adding a URL return its id.
+//! - `sources`: (epoch, id) → encoded [`SourceRow`]. Written when a source is added,
+//!   rewritten when its title is set.
+//! - `history`: (epoch, id, seq). One entry per event that concerns a source, so `show` and
+//!   `log --id` find a source's history without scanning the log.
+//! - `snapshots`: blake3 hash (32 bytes) → page text (UTF-8). Content-addressed, not a
+//!   view: written once per distinct text, by `quote --from` or `add --snapshot`, in the
+//!   transaction of the event that refers to it; never changed. `audit` re-hashes every
+//!   entry.
+//! - `quotes`: (epoch, id, n) → encoded [`QuoteRow`], n counting from 1 per source.
+//!   Written when a quote is attached.
+//!
+//! How each backend lays them out: `redbfile/tables.rs` (redb tables) and
+//! `pg/schema.rs` (SQL tables).
 
-use redb::TableDefinition;
 use serde::{Deserialize, Serialize};
-
-/// seq → encoded [`Record`](super::event::Record). Appended once per change, in the
-/// change's write transaction; never updated, never deleted.
-pub const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
-
-/// name → little-endian bytes. Keys: [`META_FORMAT`] (u16, written when the store is
-/// created), [`META_HEAD`] (seq u64 then hash 32 bytes of the last record, rewritten with
-/// every append), [`META_TALLY`] (the log's own counters, rewritten with the head),
-/// [`META_EPOCH`] (u64, the current epoch, rewritten by `reset`), and the per-epoch
-/// counters under [`META_COUNT_PREFIX`] and [`META_QUOTED_PREFIX`]. All but the format,
-/// head and tally are views of the log.
-pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
 /// The layout of the tables this build writes, stored under [`META_FORMAT`]. (The layout
 /// of a record is versioned apart, in each record: `event::FORMAT_VERSION`.)
@@ -41,28 +50,7 @@ pub const META_QUOTED_PREFIX: &str = "quoted/";
 pub const META_HEAD: &str = "head";
 pub const META_EPOCH: &str = "epoch";
 
-/// (epoch, canonical url) → id. Written when a source is added; the url index that makes
-/// re-adding a URL return its id.
-pub const URLS: TableDefinition<(u64, &str), u64> = TableDefinition::new("urls");
-
-/// (epoch, id) → encoded [`SourceRow`]. Written when a source is added, rewritten when
-/// its title is set.
-pub const SOURCES: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("sources");
-
-/// (epoch, id, seq) → (). One row per event that concerns a source, so `show` and
-/// `log --id` find a source's history without scanning the log.
-pub const HISTORY: TableDefinition<(u64, u64, u64), ()> = TableDefinition::new("history");
-
-/// blake3 hash (32 bytes) → page text (UTF-8). Content-addressed, not a view: written
-/// once per distinct text, by `quote --from` or `add --snapshot`, in the transaction of
-/// the event that refers to it; never changed. `audit` re-hashes every entry.
-pub const SNAPSHOTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("snapshots");
-
-/// (epoch, id, n) → encoded [`QuoteRow`], n counting from 1 per source. Written when a
-/// quote is attached.
-pub const QUOTES: TableDefinition<(u64, u64, u64), &[u8]> = TableDefinition::new("quotes");
-
-/// One attached quote, postcard-encoded in [`QUOTES`].
+/// One attached quote, postcard-encoded in `quotes`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct QuoteRow {
     pub text: String,
@@ -94,7 +82,7 @@ fn decode_exact<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Res
     }
 }
 
-/// The materialized state of one source, postcard-encoded in [`SOURCES`].
+/// The materialized state of one source, postcard-encoded in `sources`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct SourceRow {
     pub url: String,
@@ -104,7 +92,7 @@ pub struct SourceRow {
     pub via: Option<String>,
     /// The seq of the event that added it.
     pub added: u64,
-    /// Number of quotes attached (rows in [`QUOTES`]).
+    /// Number of quotes attached (rows in `quotes`).
     pub quotes: u64,
     /// Page texts stored for it with `add --snapshot`, oldest first.
     pub snapshots: Vec<[u8; 32]>,

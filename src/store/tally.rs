@@ -8,11 +8,10 @@
 //! in a few constant-time reads, and a disagreement refuses the write until `rebuild` has
 //! recomputed the views from the log.
 
-use redb::{ReadableTable, ReadableTableMetadata};
-
 use super::StoreError;
+use super::backend::Tables;
 use super::event::{Epoch, Event, MAX_ID, SourceId};
-use super::materialize::{self, Views};
+use super::materialize;
 
 /// See the module comment. Stored under [`META_TALLY`](super::tables::META_TALLY) as
 /// three little-endian u64s: epoch, sources, last id.
@@ -106,35 +105,31 @@ impl Tally {
     /// Checks the views against this tally: the current epoch, the row counts of the
     /// sources table and the url index, and the highest id of the current epoch. Each is
     /// one lookup, so every write transaction can afford it.
-    pub fn check(&self, views: &Views<'_>) -> Result<(), StoreError> {
+    pub fn check(&self, views: &dyn Tables) -> Result<(), StoreError> {
         let disagree = |detail: String| Err(StoreError::ViewsDisagree { detail });
-        let epoch = materialize::current_epoch(&views.meta)?;
+        let epoch = materialize::current_epoch(views)?;
         if epoch != self.epoch {
             return disagree(format!(
                 "the tables' current epoch is {}, the log's is {}",
                 epoch.0, self.epoch.0
             ));
         }
-        let rows = views.sources.len()?;
+        let counts = views.row_counts()?;
+        let rows = counts.sources;
         if rows != self.sources {
             return disagree(format!(
                 "the sources table has {rows} rows, the log added {} sources",
                 self.sources
             ));
         }
-        let entries = views.urls.len()?;
+        let entries = counts.urls;
         if entries != self.sources {
             return disagree(format!(
                 "the url index has {entries} entries, the log added {} sources",
                 self.sources
             ));
         }
-        let last = views
-            .sources
-            .range((epoch.0, 0)..=(epoch.0, u64::MAX))?
-            .next_back()
-            .transpose()?
-            .map_or(0, |(k, _)| k.value().1);
+        let last = views.last_source(epoch.0)?.unwrap_or(0);
         if last != self.last_id {
             return disagree(format!(
                 "the highest id of epoch {} is [{last}] in the tables, [{}] in the log",
@@ -146,12 +141,10 @@ impl Tally {
 }
 
 /// The stored tally, `None` where none is (a store of format 1, not yet migrated).
-pub fn read(
-    meta: &impl ReadableTable<&'static str, &'static [u8]>,
-) -> Result<Option<Tally>, StoreError> {
-    match meta.get(super::tables::META_TALLY)? {
+pub fn read(tables: &dyn Tables) -> Result<Option<Tally>, StoreError> {
+    match tables.meta(super::tables::META_TALLY)? {
         None => Ok(None),
-        Some(g) => Tally::decode(g.value()).map(Some),
+        Some(v) => Tally::decode(&v).map(Some),
     }
 }
 

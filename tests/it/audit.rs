@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use cite::store::event::{Epoch, Event, FORMAT_VERSION, Origin, Provenance, Record, SourceId};
 use cite::store::lock::LockMode;
-use cite::store::tables::{EVENTS, META, QUOTES, QuoteRow, SNAPSHOTS, SOURCES, SourceRow, URLS};
+use cite::store::redbfile::tables::{EVENTS, META, QUOTES, SNAPSHOTS, SOURCES, URLS};
+use cite::store::tables::{QuoteRow, SourceRow};
 use cite::store::{Store, StoreError};
 use redb::{ReadableDatabase, ReadableTable, WriteTransaction};
 

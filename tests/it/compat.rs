@@ -62,7 +62,9 @@ fn format_and_tally(sb: &Sandbox) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
         .open_read_only(&sb.ledger)
         .expect("open");
     let txn = db.begin_read().expect("read");
-    let meta = txn.open_table(cite::store::tables::META).expect("meta");
+    let meta = txn
+        .open_table(cite::store::redbfile::tables::META)
+        .expect("meta");
     let get = |k: &str| meta.get(k).expect("get").map(|g| g.value().to_vec());
     (
         get(cite::store::tables::META_FORMAT),
@@ -113,7 +115,7 @@ fn records(sb: &Sandbox) -> u64 {
         .open_read_only(&sb.ledger)
         .expect("open read-only");
     let txn = db.begin_read().expect("read");
-    txn.open_table(cite::store::tables::EVENTS)
+    txn.open_table(cite::store::redbfile::tables::EVENTS)
         .expect("events")
         .len()
         .expect("len")
@@ -129,7 +131,9 @@ fn a_newer_format_is_refused_by_name_and_gets_no_record() {
             .expect("open fixture");
         let txn = db.begin_write().expect("write");
         {
-            let mut meta = txn.open_table(cite::store::tables::META).expect("meta");
+            let mut meta = txn
+                .open_table(cite::store::redbfile::tables::META)
+                .expect("meta");
             meta.insert(
                 cite::store::tables::META_FORMAT,
                 3u16.to_le_bytes().as_slice(),

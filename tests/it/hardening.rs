@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use cite::store::Store;
 use cite::store::event::{Event, MAX_ID, Origin};
 use cite::store::lock::LockMode;
-use cite::store::tables::{META, SOURCES, URLS};
+use cite::store::redbfile::tables::{META, SOURCES, URLS};
 use redb::ReadableTable;
 
 use crate::audit::{audit, audit_ok, tamper};

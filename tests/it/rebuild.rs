@@ -5,7 +5,8 @@
 use std::time::{Duration, Instant};
 
 use cite::store::lock::{self, LockMode};
-use cite::store::tables::{META, SOURCES, SourceRow, URLS};
+use cite::store::redbfile::tables::{META, SOURCES, URLS};
+use cite::store::tables::SourceRow;
 use redb::ReadableTable;
 
 use crate::audit::{audit_fails, audit_ok, record_bytes, tamper, varied};
@@ -105,7 +106,7 @@ fn rebuild_refuses_a_broken_log_and_changes_nothing() {
     let mut bytes = record_bytes(&sb.ledger, 6);
     bytes.push(0);
     tamper(&sb.ledger, |txn| {
-        txn.open_table(cite::store::tables::EVENTS)
+        txn.open_table(cite::store::redbfile::tables::EVENTS)
             .unwrap()
             .insert(6, bytes.as_slice())
             .unwrap();

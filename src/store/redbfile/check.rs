@@ -15,10 +15,11 @@ use std::time::Duration;
 use redb::TableDefinition;
 
 use super::file::{BoundedFile, Deadline};
-use super::lock::{self, LockMode};
+use super::lock;
 use super::open::builder;
-use super::replay::{Finding, Place};
-use super::{Store, StoreError};
+use super::{RedbStore, StoreError};
+use crate::store::LockMode;
+use crate::store::replay::{Finding, Place};
 
 /// Written only into the copy, to prove a write commits.
 const PROBE: TableDefinition<&str, &str> = TableDefinition::new("cite-audit-probe");
@@ -30,7 +31,7 @@ fn finding(reason: String) -> Finding {
     }
 }
 
-impl Store {
+impl RedbStore {
     /// Checks that redb can open, verify and write a copy of this ledger's file. Returns
     /// what is wrong (nothing for a sound file); fails only when no copy could be made.
     pub fn check_file(&self) -> Result<Vec<Finding>, StoreError> {

@@ -35,15 +35,7 @@ use fs4::{FileExt, TryLockError};
 
 use super::StoreError;
 
-/// Why a process takes the lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LockMode {
-    /// A normal write: add, ingest, quote, reset.
-    Write,
-    /// Maintenance (rebuild, import, migration, audit's copy): waits at the turnstile, so
-    /// writers pause until it has had its turn.
-    Maintenance,
-}
+pub use crate::store::LockMode;
 
 /// A held sidecar lock; released when dropped (or when the process dies).
 #[derive(Debug)]

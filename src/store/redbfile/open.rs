@@ -16,9 +16,12 @@ use std::time::{Duration, Instant};
 use redb::{Builder, ConcurrencyMode, Database};
 
 use super::file::{BoundedFile, Deadline};
-use super::lock::{self, LockMode, file_kind};
-use super::tables::{META, META_FORMAT, STORE_FORMAT};
-use super::{Db, Store, StoreError, migrate};
+use super::lock::{self, file_kind};
+use super::tables::META;
+use super::{Db, RedbStore, StoreError, migrate};
+use crate::store::LockMode;
+use crate::store::backend::Tables;
+use crate::store::tables::{META_FORMAT, STORE_FORMAT};
 
 /// redb's page cache per open store. Small on purpose: the 50 MiB peak-memory budget
 /// holds on a million-source ledger only if a full scan cannot fill a large cache.
@@ -214,10 +217,14 @@ fn create(path: &Path, deadline: &Arc<Deadline>, wait: Duration) -> Result<(), S
     built
 }
 
-impl Store {
+impl RedbStore {
     /// Opens `path` for writing under the sidecar lock in `mode`, creating the ledger
     /// (and its folders) if there is none. Waits at most `wait` for each lock.
-    pub fn open_write(path: &Path, mode: LockMode, wait: Duration) -> Result<Store, StoreError> {
+    pub fn open_write(
+        path: &Path,
+        mode: LockMode,
+        wait: Duration,
+    ) -> Result<RedbStore, StoreError> {
         let started = Instant::now();
         if let Found::File = inspect(path)? {
             // Refused before a lock file is made beside a file that is no ledger.
@@ -236,7 +243,7 @@ impl Store {
             Found::File => sniff(path)?,
         }
         let db = open_rw(path, &deadline, wait)?;
-        let store = Store {
+        let store = RedbStore {
             path: path.to_path_buf(),
             db: Db::Rw(db),
             deadline,
@@ -254,10 +261,10 @@ impl Store {
 
     /// Opens `path` to be kept open between writes, as a server keeps it: created and
     /// migrated now, under the writer lock, which is then released. Each
-    /// [`Store::write`] takes the lock for its own turn, so CLI writers and maintenance
+    /// [`crate::store::Store::write`] takes the lock for its own turn, so CLI writers and maintenance
     /// get in between writes while the file stays open.
-    pub fn open_kept(path: &Path, wait: Duration) -> Result<Store, StoreError> {
-        let mut store = Store::open_write(path, LockMode::Write, wait)?;
+    pub fn open_kept(path: &Path, wait: Duration) -> Result<RedbStore, StoreError> {
+        let mut store = RedbStore::open_write(path, LockMode::Write, wait)?;
         store.kept = Some(super::file_id(path).map_err(io_err("inspect", path))?);
         store._lock = None;
         Ok(store)
@@ -266,7 +273,7 @@ impl Store {
     /// Opens `path` for reading without creating or changing anything; `None` when there
     /// is no ledger there yet. Takes no sidecar lock; redb's own waits are bounded by
     /// `wait`.
-    pub fn open_read(path: &Path, wait: Duration) -> Result<Option<Store>, StoreError> {
+    pub fn open_read(path: &Path, wait: Duration) -> Result<Option<RedbStore>, StoreError> {
         if let Found::Nothing = inspect(path)? {
             return Ok(None);
         }
@@ -281,12 +288,12 @@ impl Store {
             // writable open performs; do that once (as a writer would) rather than refuse
             // to read.
             Err(redb::DatabaseError::RepairAborted) => {
-                let store = Store::open_write(path, LockMode::Write, wait)?;
+                let store = RedbStore::open_write(path, LockMode::Write, wait)?;
                 return Ok(Some(store));
             }
             Err(e) => return Err(open_failed(path, &deadline, wait, e)),
         };
-        let store = Store {
+        let store = RedbStore {
             path: path.to_path_buf(),
             db,
             deadline,
@@ -303,13 +310,9 @@ impl Store {
     /// The table layout version stored in the file; 1 for a store that predates the
     /// marker.
     fn format(&self) -> Result<u16, StoreError> {
-        let reader = self.read()?;
-        let Some(meta) = reader.table(META)? else {
-            return Ok(1);
-        };
-        match meta.get(META_FORMAT)? {
+        match self.read_txn()?.meta(META_FORMAT)? {
             None => Ok(1),
-            Some(g) => match g.value() {
+            Some(v) => match v.as_slice() {
                 [a, b] => Ok(u16::from_le_bytes([*a, *b])),
                 _ => Err(StoreError::Damaged {
                     path: self.path.clone(),

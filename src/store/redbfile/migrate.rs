@@ -1,20 +1,21 @@
 //! Migrations of the stored table layout, one function per step, each one transaction.
 //!
-//! Run by [`Store::open_write`] under the writer lock, before the write that opened the
+//! Run by [`RedbStore::open_write`] under the writer lock, before the write that opened the
 //! store, so a store is never written in an older layout. Records are never rewritten: a
 //! migration only adds what the newer layout keeps beside the log.
 
 use redb::ReadableTable;
 
-use super::event::Record;
-use super::tables::{EVENTS, META, META_FORMAT, META_TALLY};
-use super::tally::Tally;
-use super::{Db, Store, StoreError};
+use super::tables::{EVENTS, META};
+use super::{Db, RedbStore, StoreError};
+use crate::store::event::Record;
+use crate::store::tables::{META_FORMAT, META_TALLY};
+use crate::store::tally::Tally;
 
 /// Format 1 → 2: counts the log into a [`Tally`] and stores it, then marks the store as
 /// format 2. One pass over the log; the views are not consulted, since the tally exists
 /// to be checked against them.
-pub(super) fn to_2(store: &Store) -> Result<(), StoreError> {
+pub(super) fn to_2(store: &RedbStore) -> Result<(), StoreError> {
     let Db::Rw(db) = &store.db else {
         unreachable!("migration of a store opened read-only");
     };
