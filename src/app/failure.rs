@@ -42,7 +42,10 @@ impl Failure {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown cause".into());
         let which = match ledger {
-            Some(p) => format!("the ledger at {}", p.display()),
+            Some(p) => format!(
+                "the ledger at {}",
+                crate::store::pg::hide_password(&p.to_string_lossy())
+            ),
             None => "the ledger".to_string(),
         };
         Failure::failed(format!(

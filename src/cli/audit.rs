@@ -14,7 +14,17 @@ pub struct Args {
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let report = env.ledger.audit()?;
-    if args.json {
+    report_verdict(env, &report, args.json)
+}
+
+/// Prints an audit report (as JSON with `json`); fails, exit 1, when it found problems.
+pub(super) fn report_verdict(
+    env: &mut Env<'_>,
+    report: &AuditReport,
+    json: bool,
+) -> Result<(), CliError> {
+    let report = report.clone();
+    if json {
         let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
         writeln!(env.out, "{text}")?;
     } else if report.ok {
@@ -42,7 +52,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
 }
 
 /// `audit OK: …`: what was checked.
-fn summary(r: &AuditReport) -> String {
+pub(super) fn summary(r: &AuditReport) -> String {
     let Some(head) = &r.head else {
         return "audit OK: 0 records; the ledger is empty".to_string();
     };

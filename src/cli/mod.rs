@@ -7,6 +7,7 @@
 mod add;
 mod audit;
 mod completions;
+mod copy;
 mod export;
 mod hook;
 mod import;
@@ -84,6 +85,9 @@ enum Command {
     Import(import::Args),
     /// Export the ledger: jsonl, hermes-json, csl-json, biblatex or ris
     Export(export::Args),
+    /// Copy a ledger to a new file or an empty PostgreSQL database, then audit the copy
+    #[command(after_help = copy::AFTER_HELP)]
+    Copy(copy::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(completions::Args),
     /// Serve the ledger to agents as MCP tools over stdin/stdout, or HTTP with --http
@@ -266,6 +270,7 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Verify(a) => verify::run(&mut env, &a),
         Command::Rebuild(a) => rebuild::run(&mut env, &a),
         Command::Audit(a) => audit::run(&mut env, &a),
+        Command::Copy(a) => copy::run(&mut env, &a),
         Command::Import(a) => import::run(&mut env, &a),
         Command::Export(a) => export::run(&mut env, &a),
         Command::Completions(a) => completions::run(&mut env, &a),

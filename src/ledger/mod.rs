@@ -5,6 +5,7 @@
 //! [`Context`], so every event and hash is reproducible in tests.
 
 pub mod audit;
+mod copy;
 pub mod import;
 pub mod ingest;
 mod kept;
@@ -12,6 +13,7 @@ pub mod url;
 mod view;
 
 pub use audit::{AuditReport, Rebuilt};
+pub use copy::Copied;
 pub use view::{
     ChainEntry, EntryOrigin, EventView, ListRequest, LogEntry, OriginView, Page, RouteCount,
     SourceDetail, SourceEntry, View,
@@ -73,6 +75,8 @@ pub enum Error {
         "{0} (this call shared a commit with another that failed; nothing of it was written — call again)"
     )]
     CommittedTogether(String),
+    #[error("there is no ledger at {0} to copy — check the FROM location")]
+    NothingToCopy(String),
 }
 
 impl Error {

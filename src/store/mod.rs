@@ -150,6 +150,10 @@ pub enum StoreError {
     PgBusy { at: String, waited: Duration },
     #[error("the PostgreSQL ledger at {at} failed: {reason} — run `cite audit` if this persists")]
     Postgres { at: String, reason: String },
+    #[error(
+        "the target ledger already holds {records} record(s) — copy into a new file or an empty database; nothing was written"
+    )]
+    NotEmpty { records: u64 },
     /// A write whose body failed; its own error is what the caller sees.
     #[doc(hidden)]
     #[error("the write was abandoned")]

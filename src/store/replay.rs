@@ -429,6 +429,61 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Copies the log of `from` (every record, byte for byte, so the hash chain is the
+    /// same) and every snapshot into this store, which must hold no record yet, then
+    /// recomputes the views from the copied log, checking it as a rebuild does; all in
+    /// one durable transaction. Returns what the copy holds; refuses, writing nothing, a
+    /// store that is not empty and a log that does not check out.
+    pub fn copy_from(&self, from: &Reader, wait: Duration) -> Result<Copied, StoreError> {
+        let mut copied = Copied::default();
+        self.write_tables(wait, &mut |to| {
+            if let Some((records, _)) = to.last_record()? {
+                return Err(StoreError::NotEmpty { records });
+            }
+            let mut snapshots = 0;
+            for item in from.snapshot_entries()? {
+                let (hash, text) = item?;
+                to.put_snapshot(&hash, &text)?;
+                snapshots += 1;
+            }
+            let mut head = Head::EMPTY;
+            for item in from.raw_records() {
+                let (seq, bytes) = item?;
+                to.put_record(seq.0, &bytes)?;
+                head = Head {
+                    seq,
+                    hash: event::hash_bytes(&bytes),
+                };
+            }
+            if head.seq.0 > 0 {
+                to.put_meta(META_HEAD, &head.encode())?;
+            }
+            to.clear_views(&is_view_key)?;
+            let walked = walk(
+                &mut |v: &mut dyn TablesMut, from| v.record_page(from, PAGE),
+                stored_head(&*to),
+                to,
+            )
+            .map_err(stop_error)?;
+            to.put_meta(META_FORMAT, &STORE_FORMAT.to_le_bytes())?;
+            copied = Copied {
+                replayed: totals(&*to, walked.seq.0, walked)?,
+                snapshots,
+            };
+            Ok(true)
+        })?;
+        Ok(copied)
+    }
+}
+
+/// What [`Store::copy_from`] copied.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Copied {
+    pub replayed: Replayed,
+    pub snapshots: u64,
+}
+
 impl Reader {
     /// Replays the log into views in memory and compares them with the stored ones. The
     /// first problem of the log stops the replay (and the comparison, which would only
