@@ -138,7 +138,7 @@ impl Server {
     }
 
     /// `tools/call`; returns the result (a protocol error fails the test).
-    fn call(&mut self, tool: &str, args: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, args: Value) -> Value {
         let resp = self.request("tools/call", json!({"name": tool, "arguments": args}));
         assert!(
             resp.get("error").is_none(),
@@ -148,7 +148,7 @@ impl Server {
     }
 
     /// A call that must succeed; returns (text, structured content).
-    fn ok(&mut self, tool: &str, args: Value) -> (String, Value) {
+    pub(crate) fn ok(&mut self, tool: &str, args: Value) -> (String, Value) {
         let result = self.call(tool, args.clone());
         assert_eq!(
             result["isError"],
@@ -170,7 +170,7 @@ impl Server {
     }
 
     /// Closes stdin and waits for the server to exit; returns its exit code.
-    fn shutdown(mut self) -> Option<i32> {
+    pub(crate) fn shutdown(mut self) -> Option<i32> {
         drop(self.stdin.take());
         let deadline = Instant::now() + TIMEOUT;
         loop {
