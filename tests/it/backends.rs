@@ -68,10 +68,13 @@ fn show_step(s: &Step) -> String {
     )
 }
 
-/// Runs `cite --ledger LEDGER ARGS…` (from the crate's folder, so `examples/…` resolves).
-pub fn cite_at(ledger: &str, args: &[&str]) -> Outcome {
+/// Runs `cite --ledger LEDGER ARGS…` in the folder `dir` (relative input paths are
+/// found there; and a binary without the PostgreSQL backend, which takes the URL for a
+/// relative file path, writes nothing outside it).
+pub fn cite_in(dir: &Path, ledger: &str, args: &[&str]) -> Outcome {
     let started = Instant::now();
     let out = cite_bin()
+        .current_dir(dir)
         .arg("--ledger")
         .arg(ledger)
         .args(args)
@@ -88,12 +91,13 @@ and brine is pushed out of the growing crystals.\n";
 /// Runs commands on one ledger and records what each did.
 struct Recorder<'a> {
     ledger: &'a str,
+    work: &'a Path,
     steps: Vec<Step>,
 }
 
 impl Recorder<'_> {
     fn run(&mut self, args: &[&str]) {
-        let o = cite_at(self.ledger, args);
+        let o = cite_in(self.work, self.ledger, args);
         self.record(&args.join(" "), o.code, o.stdout, o.stderr);
     }
 
@@ -107,23 +111,32 @@ impl Recorder<'_> {
     }
 }
 
-/// The whole command workflow against `ledger` (a file path or a postgres URL), with its
-/// input files in `work`. Asserts nothing about cite: every outcome goes into the
-/// transcript.
+/// The whole command workflow against `ledger` (a file path or a postgres URL), run in
+/// the folder `work` with its input files (the example data copied there). Asserts
+/// nothing about cite: every outcome goes into the transcript.
 pub fn workflow(ledger: &str, work: &Path) -> Transcript {
     let w = |name: &str| work.join(name).display().to_string();
-    std::fs::copy("examples/draft.md", work.join("draft.md")).expect("copy draft");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for (from, to) in [
+        ("draft.md", "draft.md"),
+        ("search-results.json", "search-results.json"),
+        ("pages/density-anomaly.md", "density-anomaly.md"),
+        ("pages/lake-ice.md", "lake-ice.md"),
+    ] {
+        std::fs::copy(examples.join(from), work.join(to)).expect("copy example data");
+    }
     std::fs::write(work.join("snap.md"), SNAPSHOT).expect("write snapshot");
     std::fs::write(work.join("sources.json"), crate::import::SOURCES_PY).expect("write");
     let mut r = Recorder {
         ledger,
+        work,
         steps: Vec::new(),
     };
 
     // Register: a fresh numbering, JSON search output, a URL again, a DOI with a title
     // and a route, several URLs at once (one repeated), a page with its text.
     r.run(&["reset"]);
-    r.run(&["ingest", "examples/search-results.json", "--via", "web"]);
+    r.run(&["ingest", "search-results.json", "--via", "web"]);
     r.run(&["add", "https://physics.example.org/water/density-anomaly/"]);
     r.run(&[
         "add",
@@ -154,7 +167,7 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
         "--text",
         "Ice is therefore about 9% less dense than the water it forms from",
         "--from",
-        "examples/pages/density-anomaly.md",
+        "density-anomaly.md",
     ]);
     r.run(&[
         "quote",
@@ -162,7 +175,7 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
         "--text",
         "the bottom of a deep lake stays near 4 °C all winter",
         "--from",
-        "examples/pages/lake-ice.md",
+        "lake-ice.md",
     ]);
     r.run(&[
         "quote",
@@ -176,7 +189,7 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
         "--text",
         "ice is ten percent lighter than water",
         "--from",
-        "examples/pages/density-anomaly.md",
+        "density-anomaly.md",
     ]);
     r.run(&[
         "quote",
@@ -184,7 +197,7 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
         "--text",
         "the bottom of a deep lake",
         "--from",
-        "examples/pages/lake-ice.md",
+        "lake-ice.md",
     ]);
 
     // Reading.
@@ -227,7 +240,7 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
     r.run(&["audit"]);
 
     // The MCP server over stdio: one `add` and one `list`.
-    let mut srv = Server::start(Path::new(ledger));
+    let mut srv = Server::start_in(Path::new(ledger), work);
     srv.initialize();
     let (added, _) = srv.ok(
         "add",
@@ -273,7 +286,7 @@ pub fn assert_sensible(t: &Transcript) {
     );
     // Ids 1, 2, 3 in document order, the duplicate result folded into [1].
     assert_eq!(
-        ok("ingest examples/search-results.json --via web", 0).stdout,
+        ok("ingest search-results.json --via web", 0).stdout,
         "[1] https://physics.example.org/water/density-anomaly\n\
          [2] https://chem.example.edu/notes/ice-ih\n\
          [3] https://limnology.example.net/lakes/winter?lang=en\n"
@@ -306,11 +319,11 @@ pub fn assert_sensible(t: &Transcript) {
     // Quotes: two from page files, one from the stored snapshot; refusals exit 1.
     for (cmd, want) in [
         (
-            "quote 1 --text Ice is therefore about 9% less dense than the water it forms from --from examples/pages/density-anomaly.md",
+            "quote 1 --text Ice is therefore about 9% less dense than the water it forms from --from density-anomaly.md",
             "[1] evidence attached (1 quote(s))\n",
         ),
         (
-            "quote 3 --text the bottom of a deep lake stays near 4 °C all winter --from examples/pages/lake-ice.md",
+            "quote 3 --text the bottom of a deep lake stays near 4 °C all winter --from lake-ice.md",
             "[3] evidence attached (1 quote(s))\n",
         ),
         (
@@ -320,9 +333,8 @@ pub fn assert_sensible(t: &Transcript) {
     ] {
         assert_eq!(ok(cmd, 0).stdout, want, "{}", ctx());
     }
-    let para = t.step(
-        "quote 1 --text ice is ten percent lighter than water --from examples/pages/density-anomaly.md",
-    );
+    let para =
+        t.step("quote 1 --text ice is ten percent lighter than water --from density-anomaly.md");
     assert_eq!(para.code, 1, "{}", show_step(para));
     assert!(
         para.stderr
@@ -330,8 +342,7 @@ pub fn assert_sensible(t: &Transcript) {
         "{}",
         show_step(para)
     );
-    let unknown =
-        t.step("quote 99 --text the bottom of a deep lake --from examples/pages/lake-ice.md");
+    let unknown = t.step("quote 99 --text the bottom of a deep lake --from lake-ice.md");
     assert_eq!(unknown.code, 1, "{}", show_step(unknown));
     assert!(
         unknown.stderr.contains("no source [99] in the ledger"),
@@ -657,6 +668,8 @@ fn postgres_runs_the_whole_workflow_as_redb_does() {
     let redb = workflow(&file_ledger, file.path());
     let pg_work = tempfile::tempdir().expect("temp dir");
     let pg = workflow(&db.url, pg_work.path());
+    eprintln!("{}", pg.text());
+    db.assert_holds_the_ledger(pg_work.path());
     assert_sensible(&pg);
     assert_sensible(&redb);
 

@@ -29,8 +29,20 @@ impl Server {
         Server::start_with(ledger, &[])
     }
 
+    /// `cite --ledger LEDGER mcp` run in the folder `dir`.
+    pub(crate) fn start_in(ledger: &Path, dir: &Path) -> Server {
+        Server::spawn(ledger, &[], Some(dir))
+    }
+
     fn start_with(ledger: &Path, env: &[(&str, &str)]) -> Server {
+        Server::spawn(ledger, env, None)
+    }
+
+    fn spawn(ledger: &Path, env: &[(&str, &str)], dir: Option<&Path>) -> Server {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("cite"));
+        if let Some(dir) = dir {
+            cmd.current_dir(dir);
+        }
         cmd.arg("--ledger")
             .arg(ledger)
             .arg("mcp")

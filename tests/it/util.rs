@@ -197,6 +197,39 @@ impl PgDb {
             .unwrap_or_else(|e| panic!("connect to {}: {e}", self.url))
     }
 
+    /// Every table in this database outside PostgreSQL's own schemas, as
+    /// `schema.table`.
+    pub fn tables(&self) -> Vec<String> {
+        self.connect()
+            .query(
+                "SELECT table_schema || '.' || table_name FROM information_schema.tables \
+                 WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
+                &[],
+            )
+            .expect("list tables")
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    }
+
+    /// Asserts that the ledger is in this database: it has tables, and `dir` (where cite
+    /// ran) holds no file that a binary without the backend makes of the URL.
+    pub fn assert_holds_the_ledger(&self, dir: &Path) {
+        assert!(
+            !self.tables().is_empty(),
+            "{} has no tables: the ledger is not in the database",
+            self.url
+        );
+        for entry in std::fs::read_dir(dir).expect("read dir") {
+            let name = entry.expect("dir entry").file_name();
+            assert!(
+                !name.to_string_lossy().starts_with("postgres"),
+                "cite wrote {name:?} in {}: it took the URL for a file path",
+                dir.display()
+            );
+        }
+    }
+
     /// This database's URL with another password (for the refused-login test).
     pub fn url_with_password(&self, password: &str) -> String {
         let mut u = url::Url::parse(&self.url).expect("database URL");
