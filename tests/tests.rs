@@ -89,6 +89,8 @@ mod mcp_group;
 mod mcp_http;
 #[path = "it/model.rs"]
 mod model;
+#[path = "it/postgres.rs"]
+mod postgres;
 #[path = "it/prop_url.rs"]
 mod prop_url;
 #[path = "it/rebuild.rs"]
