@@ -33,12 +33,18 @@
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
 //! - `layers`: no module names one above it (ARCHITECTURE.md)
 //! - `syncs`: how many fdatasyncs each command costs (strace)
+//! - `backends`: issue 10 — one workflow of every command on a redb file and on
+//!   PostgreSQL, the same transcript from both
+//! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
+//!   between backends, refusals (unreachable server, wrong password, a foreign database)
 
 #[path = "it/util.rs"]
 mod util;
 
 #[path = "it/audit.rs"]
 mod audit;
+#[path = "it/backends.rs"]
+mod backends;
 #[path = "it/bad_state.rs"]
 mod bad_state;
 #[path = "it/cli_quote.rs"]
@@ -83,6 +89,8 @@ mod mcp_group;
 mod mcp_http;
 #[path = "it/model.rs"]
 mod model;
+#[path = "it/postgres.rs"]
+mod postgres;
 #[path = "it/prop_url.rs"]
 mod prop_url;
 #[path = "it/rebuild.rs"]

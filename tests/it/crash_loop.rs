@@ -19,10 +19,10 @@ use crate::util::Sandbox;
 const KILLS: usize = 20;
 
 /// xorshift64*: enough randomness for kill delays, no dependency.
-struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn new() -> Rng {
+    pub(crate) fn new() -> Rng {
         let seed = std::env::var("CITE_CRASH_SEED")
             .ok()
             .and_then(|s| s.parse().ok())
@@ -37,7 +37,7 @@ impl Rng {
         Rng(seed)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -63,7 +63,7 @@ done
 "#;
 
 /// `[ID] URL` lines complete in `out` (a line cut by the kill is ignored).
-fn printed(out: &str) -> Vec<(u64, String)> {
+pub(crate) fn printed(out: &str) -> Vec<(u64, String)> {
     let complete = match out.rfind('\n') {
         Some(end) => &out[..=end],
         None => "",

@@ -9,7 +9,7 @@ use crate::util::Sandbox;
 
 /// A ledger as `sources.py` writes it: dense ids except a gap, canonical and
 /// not-quite-canonical URLs, a title with a line break, quotes on two sources.
-const SOURCES_PY: &str = r#"{
+pub(crate) const SOURCES_PY: &str = r#"{
   "version": 1,
   "sources": [
     {

@@ -29,8 +29,20 @@ impl Server {
         Server::start_with(ledger, &[])
     }
 
+    /// `cite --ledger LEDGER mcp` run in the folder `dir`.
+    pub(crate) fn start_in(ledger: &Path, dir: &Path) -> Server {
+        Server::spawn(ledger, &[], Some(dir))
+    }
+
     fn start_with(ledger: &Path, env: &[(&str, &str)]) -> Server {
+        Server::spawn(ledger, env, None)
+    }
+
+    fn spawn(ledger: &Path, env: &[(&str, &str)], dir: Option<&Path>) -> Server {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("cite"));
+        if let Some(dir) = dir {
+            cmd.current_dir(dir);
+        }
         cmd.arg("--ledger")
             .arg(ledger)
             .arg("mcp")
@@ -138,7 +150,7 @@ impl Server {
     }
 
     /// `tools/call`; returns the result (a protocol error fails the test).
-    fn call(&mut self, tool: &str, args: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, args: Value) -> Value {
         let resp = self.request("tools/call", json!({"name": tool, "arguments": args}));
         assert!(
             resp.get("error").is_none(),
@@ -148,7 +160,7 @@ impl Server {
     }
 
     /// A call that must succeed; returns (text, structured content).
-    fn ok(&mut self, tool: &str, args: Value) -> (String, Value) {
+    pub(crate) fn ok(&mut self, tool: &str, args: Value) -> (String, Value) {
         let result = self.call(tool, args.clone());
         assert_eq!(
             result["isError"],
@@ -170,7 +182,7 @@ impl Server {
     }
 
     /// Closes stdin and waits for the server to exit; returns its exit code.
-    fn shutdown(mut self) -> Option<i32> {
+    pub(crate) fn shutdown(mut self) -> Option<i32> {
         drop(self.stdin.take());
         let deadline = Instant::now() + TIMEOUT;
         loop {

@@ -179,3 +179,127 @@ pub fn runs(program: &str, args: &[&str]) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// A database of its own on the test PostgreSQL server, empty when made; dropped when
+/// the test ends (kept, and its URL printed, when the test failed).
+pub struct PgDb {
+    /// `postgres://cite:cite-ci@127.0.0.1:PORT/cite_t_PID_N`: the ledger location.
+    pub url: String,
+    /// The server's URL as `$CITE_TEST_POSTGRES` gives it (its `postgres` database).
+    pub base: String,
+    pub name: String,
+}
+
+impl PgDb {
+    /// A connection to this database, for tests that look inside it.
+    pub fn connect(&self) -> postgres::Client {
+        postgres::Client::connect(&self.url, postgres::NoTls)
+            .unwrap_or_else(|e| panic!("connect to {}: {e}", self.url))
+    }
+
+    /// Every table in this database outside PostgreSQL's own schemas, as
+    /// `schema.table`.
+    pub fn tables(&self) -> Vec<String> {
+        self.connect()
+            .query(
+                "SELECT table_schema || '.' || table_name FROM information_schema.tables \
+                 WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
+                &[],
+            )
+            .expect("list tables")
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    }
+
+    /// Asserts that the ledger is in this database: it has tables, and `dir` (where cite
+    /// ran) holds no file that a binary without the backend makes of the URL.
+    pub fn assert_holds_the_ledger(&self, dir: &Path) {
+        assert!(
+            !self.tables().is_empty(),
+            "{} has no tables: the ledger is not in the database",
+            self.url
+        );
+        for entry in std::fs::read_dir(dir).expect("read dir") {
+            let name = entry.expect("dir entry").file_name();
+            assert!(
+                !name.to_string_lossy().starts_with("postgres"),
+                "cite wrote {name:?} in {}: it took the URL for a file path",
+                dir.display()
+            );
+        }
+    }
+
+    /// This database's URL with another password (for the refused-login test).
+    pub fn url_with_password(&self, password: &str) -> String {
+        let mut u = url::Url::parse(&self.url).expect("database URL");
+        u.set_password(Some(password)).expect("set password");
+        u.to_string()
+    }
+}
+
+impl Drop for PgDb {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("note: kept the database of the failed test: {}", self.url);
+            return;
+        }
+        // Best effort: a server gone by now leaves nothing to clean.
+        if let Ok(mut c) = postgres::Client::connect(&self.base, postgres::NoTls) {
+            let _ = c.batch_execute(&format!(
+                "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
+                self.name
+            ));
+        }
+    }
+}
+
+/// The test PostgreSQL server's URL from `$CITE_TEST_POSTGRES` (`.ci/postgres start`
+/// prints it), or `None` with a note that `test` is skipped — unless
+/// `CITE_REQUIRE_POSTGRES=1` (CI), where a missing server fails the test.
+pub fn postgres_server(test: &str) -> Option<String> {
+    match std::env::var("CITE_TEST_POSTGRES") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            skip_unless_required(
+                "CITE_REQUIRE_POSTGRES",
+                "no PostgreSQL server: start one with `.ci/postgres start DIR` and export \
+                 CITE_TEST_POSTGRES=$(cat DIR/url)",
+                test,
+            );
+            None
+        }
+    }
+}
+
+/// A fresh, empty database for `test` on the test server (`cite_t_PID_N`), or `None`
+/// when there is no server (see [`postgres_server`]).
+pub fn postgres_db(test: &str) -> Option<PgDb> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    let base = postgres_server(test)?;
+    let name = format!(
+        "cite_t_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let mut c = postgres::Client::connect(&base, postgres::NoTls).unwrap_or_else(|e| {
+        panic!("CITE_TEST_POSTGRES={base} is set but the server refuses a connection: {e}")
+    });
+    // One statement a call: CREATE DATABASE refuses to run in a transaction block. The
+    // drop clears a database left by an earlier run whose pid this process now has.
+    for sql in [
+        format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+        format!("CREATE DATABASE \"{name}\""),
+    ] {
+        c.batch_execute(&sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let mut u = url::Url::parse(&base).expect("CITE_TEST_POSTGRES is a URL");
+    u.set_path(&format!("/{name}"));
+    Some(PgDb {
+        url: u.to_string(),
+        base,
+        name,
+    })
+}
