@@ -95,7 +95,17 @@ impl Ledger {
                 report.epochs = 1;
                 return Ok(());
             }
-            Err(e @ (StoreError::Busy { .. } | StoreError::StoreBusy { .. })) => return Err(e),
+            // Not the ledger's problem, so no finding of the audit: a wait that gave up, a
+            // server out of reach or refusing the login, a database that is no ledger.
+            Err(
+                e @ (StoreError::Busy { .. }
+                | StoreError::StoreBusy { .. }
+                | StoreError::PgBusy { .. }
+                | StoreError::PgUnreachable { .. }
+                | StoreError::PgLogin { .. }
+                | StoreError::PgNotALedger { .. }
+                | StoreError::PgNewerSchema { .. }),
+            ) => return Err(e),
             Err(e) => {
                 findings.push(store_problem(e));
                 return Ok(());

@@ -514,6 +514,9 @@ pub fn normalize(text: &str, ledger: &str, work: &Path) -> String {
     for scheme in ["postgresql://", "postgres://"] {
         s = replace_tokens(&s, scheme, "<LEDGER>");
     }
+    // A URL with its password hidden (`***`) is shell-quoted where the log shows a
+    // command line; a path is not.
+    let s = s.replace("'<LEDGER>'", "<LEDGER>");
     let s = s.replace(&work.display().to_string(), "<WORK>");
     let s = replace_times(&s);
     let s = replace_number_after(&s, "pid ", "<PID>");
