@@ -9,8 +9,9 @@
 //! - refusals, each exit 1 and one clean message, nothing written: a server that does not
 //!   answer (within `--wait`), a wrong password, a database that is not a cite ledger.
 //!
-//! Not here: a newer schema version (tested in the crate), `rebuild` while another
-//! process holds a long write.
+//! - writers and `rebuild` wait for the advisory writer lock no longer than `--wait`;
+//! - a newer schema version is refused; the log table refuses UPDATE, DELETE, TRUNCATE;
+//!   the password in `--ledger` stays out of the log.
 //!
 //! Every `cite` runs in a temporary folder: a binary without the backend takes the URL
 //! for a relative file path, and must not write into the source tree.
@@ -505,4 +506,110 @@ fn a_database_with_tables_of_its_own_is_not_a_cite_ledger() {
         .collect();
     assert_eq!(rows, [42], "the foreign table changed");
     assert!(tempdir_is_empty(dir.path()), "cite wrote a file");
+}
+
+// ---- the writer lock, the schema version, the log's own guard ----------------------------
+
+/// The writer lock's advisory key (`store/pg/mod.rs`): "citeledg".
+const WRITER_LOCK: i64 = 0x6369_7465_6c65_6467;
+
+#[test]
+fn writers_and_rebuild_wait_for_the_advisory_lock_no_longer_than_wait() {
+    let Some(db) = postgres_db("postgres::writers_and_rebuild_wait_for_the_advisory_lock") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    ok(dir.path(), &db.url, &["add", "https://a.example/1"]);
+    // Another session holds the writer lock, as a writer stopped mid-write would.
+    let mut holder = db.connect();
+    holder
+        .batch_execute(&format!("SELECT pg_advisory_lock({WRITER_LOCK})"))
+        .expect("take the writer lock");
+    for args in [
+        &["add", "https://a.example/2"][..],
+        &["rebuild"],
+        &["reset"],
+    ] {
+        let mut full = vec!["--wait", "1"];
+        full.extend_from_slice(args);
+        let o = cite_bt(dir.path(), &db.url, &full);
+        let line = refused(&o, &format!("{args:?}"));
+        assert!(line.contains("ledger busy"), "{args:?}: {line}");
+        assert!(line.contains("advisory lock"), "{args:?}: {line}");
+        assert!(
+            o.took < Duration::from_secs(5),
+            "{args:?} waited {:?} with --wait 1",
+            o.took
+        );
+    }
+    // Readers take no lock.
+    assert_eq!(listed(dir.path(), &db.url).len(), 1);
+    // Once the holder lets go, the writer gets in, and nothing was written meanwhile.
+    holder
+        .batch_execute(&format!("SELECT pg_advisory_unlock({WRITER_LOCK})"))
+        .expect("release");
+    let out = ok(dir.path(), &db.url, &["add", "https://a.example/2"]);
+    assert_eq!(out, "[2] https://a.example/2\n");
+    audit_ok(dir.path(), &db.url);
+}
+
+#[test]
+fn a_newer_schema_is_refused_and_never_written() {
+    let Some(db) = postgres_db("postgres::a_newer_schema_is_refused_and_never_written") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    ok(dir.path(), &db.url, &["add", "https://a.example/1"]);
+    db.connect()
+        .batch_execute("UPDATE cite_schema SET version = 99")
+        .expect("pretend a newer cite wrote it");
+    let count = || -> i64 {
+        db.connect()
+            .query_one("SELECT count(*) FROM cite_events", &[])
+            .expect("count")
+            .get(0)
+    };
+    for args in [
+        &["add", "https://a.example/2"][..],
+        &["list"],
+        &["rebuild"],
+        &["audit"],
+    ] {
+        let o = cite_bt(dir.path(), &db.url, args);
+        let line = refused(&o, &format!("{args:?}"));
+        assert!(line.contains("schema version 99"), "{args:?}: {line}");
+        assert!(line.contains("use a newer cite"), "{args:?}: {line}");
+    }
+    assert_eq!(count(), 1, "a record was written");
+}
+
+#[test]
+fn the_log_table_refuses_changes_and_the_password_stays_out_of_it() {
+    let Some(db) = postgres_db("postgres::the_log_table_refuses_changes") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    ok(dir.path(), &db.url, &["add", "https://a.example/1"]);
+    let mut c = db.connect();
+    for sql in [
+        "UPDATE cite_events SET record = '\\x00'",
+        "DELETE FROM cite_events",
+        "TRUNCATE cite_events",
+    ] {
+        let e = c.batch_execute(sql).expect_err(sql);
+        assert!(
+            e.to_string().contains("append-only") || format!("{e:?}").contains("append-only"),
+            "{sql}: {e:?}"
+        );
+    }
+    // The command line goes into the log: the password given in --ledger must not.
+    let password = url::Url::parse(&db.url)
+        .unwrap()
+        .password()
+        .unwrap()
+        .to_string();
+    let log = ok(dir.path(), &db.url, &["export", "--format", "jsonl"]);
+    assert!(!log.contains(&password), "{log}");
+    assert!(log.contains(":***@"), "{log}");
+    audit_ok(dir.path(), &db.url);
 }
