@@ -145,20 +145,28 @@ pub trait Backend: Send {
     }
 }
 
-/// A stream over the pages `fetch` returns, each after the last key of the one before
-/// (`key` gives an entry's key); ends at the first page shorter than [`PAGE`].
+/// Entries read by the first page of a range: a caller that wants the first few (a
+/// `list --limit 50`) reads few; the pages after it double up to [`PAGE`].
+pub const FIRST_PAGE: usize = 64;
+
+/// A stream over the pages `fetch(after, n)` returns: at most `n` entries after the last
+/// key of the page before (`key` gives an entry's key). Ends at the first page shorter
+/// than asked.
 pub fn paged<'a, K: 'a, T: 'a>(
-    mut fetch: impl FnMut(Option<&K>) -> StoreResult<Vec<T>> + 'a,
+    mut fetch: impl FnMut(Option<&K>, usize) -> StoreResult<Vec<T>> + 'a,
     key: impl Fn(&T) -> K + 'a,
 ) -> impl Iterator<Item = StoreResult<T>> + 'a {
     let mut buffer = std::collections::VecDeque::new();
     let mut last: Option<K> = None;
     let mut done = false;
+    let mut size = FIRST_PAGE;
     std::iter::from_fn(move || {
         if buffer.is_empty() && !done {
-            match fetch(last.as_ref()) {
+            let asked = size;
+            size = (size * 2).min(PAGE);
+            match fetch(last.as_ref(), asked) {
                 Ok(page) => {
-                    done = page.len() < PAGE;
+                    done = page.len() < asked;
                     if let Some(t) = page.last() {
                         last = Some(key(t));
                     }

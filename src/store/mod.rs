@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use backend::{Backend, PAGE, Tables, TablesMut, WriteBody, paged};
+use backend::{Backend, Tables, TablesMut, WriteBody, paged};
 use event::{
     Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Provenance, Record, Seq, SourceId,
 };
@@ -423,7 +423,7 @@ pub fn quote_entries(
     tables: &dyn Tables,
 ) -> impl Iterator<Item = Result<(backend::Key3, Vec<u8>), StoreError>> + '_ {
     paged(
-        move |after| tables.quote_page(after.copied(), PAGE),
+        move |after, n: usize| tables.quote_page(after.copied(), n),
         |(k, _)| *k,
     )
 }
@@ -436,8 +436,8 @@ fn read_quotes(
     let mut out = Vec::new();
     let start = (epoch.0, id.0, 0);
     let rows = paged(
-        move |after: Option<&backend::Key3>| {
-            tables.quote_page(Some(*after.unwrap_or(&start)), PAGE)
+        move |after: Option<&backend::Key3>, n: usize| {
+            tables.quote_page(Some(*after.unwrap_or(&start)), n)
         },
         |(k, _)| *k,
     );
@@ -564,8 +564,8 @@ impl<'t> Writer<'t> {
     ) -> Result<impl Iterator<Item = Result<Event, StoreError>> + '_, StoreError> {
         let tables: &dyn Tables = &*self.tables;
         let rows = paged(
-            move |after: Option<&u64>| {
-                tables.record_page_back(after.copied().unwrap_or(u64::MAX), PAGE)
+            move |after: Option<&u64>, n: usize| {
+                tables.record_page_back(after.copied().unwrap_or(u64::MAX), n)
             },
             |(seq, _)| *seq,
         );
@@ -759,13 +759,13 @@ impl Reader {
     ) -> Result<impl Iterator<Item = Result<StoredSource, StoreError>> + '_, StoreError> {
         let tables: &dyn Tables = &*self.tables;
         let rows = paged(
-            move |after: Option<&u64>| {
+            move |after: Option<&u64>, n: usize| {
                 let from = match after {
                     None => lo,
                     Some(&id) if id >= hi => return Ok(Vec::new()),
                     Some(&id) => id + 1,
                 };
-                tables.source_page(epoch.0, from, hi, PAGE)
+                tables.source_page(epoch.0, from, hi, n)
             },
             |(id, _)| *id,
         );
@@ -912,8 +912,8 @@ impl Reader {
         let start = (epoch.0, id.0, 0);
         let tables: &dyn Tables = &*self.tables;
         let keys = paged(
-            move |after: Option<&backend::Key3>| {
-                tables.history_page(Some(*after.unwrap_or(&start)), PAGE)
+            move |after: Option<&backend::Key3>, n: usize| {
+                tables.history_page(Some(*after.unwrap_or(&start)), n)
             },
             |k| *k,
         );
@@ -934,7 +934,7 @@ fn records_from(
     tables: &dyn Tables,
 ) -> impl Iterator<Item = Result<(u64, Vec<u8>), StoreError>> + '_ {
     paged(
-        move |after: Option<&u64>| tables.record_page(after.map_or(0, |s| s + 1), PAGE),
+        move |after: Option<&u64>, n: usize| tables.record_page(after.map_or(0, |s| s + 1), n),
         |(seq, _)| *seq,
     )
 }

@@ -631,21 +631,23 @@ type Entries<'t, K, V> = Box<dyn Iterator<Item = Result<(K, V), StoreError>> + '
 
 fn meta_entries(t: &dyn Tables) -> Entries<'_, String, Vec<u8>> {
     Box::new(paged(
-        move |after: Option<&String>| t.meta_page(after.map(String::as_str), PAGE),
+        move |after: Option<&String>, n: usize| t.meta_page(after.map(String::as_str), n),
         |(k, _)| k.clone(),
     ))
 }
 
 fn url_entries(t: &dyn Tables) -> Entries<'_, (u64, String), u64> {
     Box::new(paged(
-        move |after: Option<&(u64, String)>| t.url_page(after.map(|(e, u)| (*e, u.as_str())), PAGE),
+        move |after: Option<&(u64, String)>, n: usize| {
+            t.url_page(after.map(|(e, u)| (*e, u.as_str())), n)
+        },
         |(k, _)| k.clone(),
     ))
 }
 
 fn source_entries(t: &dyn Tables) -> Entries<'_, (u64, u64), Vec<u8>> {
     Box::new(paged(
-        move |after: Option<&(u64, u64)>| t.source_entries_page(after.copied(), PAGE),
+        move |after: Option<&(u64, u64)>, n: usize| t.source_entries_page(after.copied(), n),
         |(k, _)| *k,
     ))
 }
@@ -653,7 +655,7 @@ fn source_entries(t: &dyn Tables) -> Entries<'_, (u64, u64), Vec<u8>> {
 fn history_entries(t: &dyn Tables) -> Entries<'_, Key3, ()> {
     Box::new(
         paged(
-            move |after: Option<&Key3>| t.history_page(after.copied(), PAGE),
+            move |after: Option<&Key3>, n: usize| t.history_page(after.copied(), n),
             |k| *k,
         )
         .map(|r| r.map(|k| (k, ()))),
@@ -667,7 +669,7 @@ impl Reader {
     ) -> Result<impl Iterator<Item = Result<RawEntry<Vec<u8>>, StoreError>> + '_, StoreError> {
         let t = self.tables();
         Ok(paged(
-            move |after: Option<&Vec<u8>>| t.snapshot_page(after.map(Vec::as_slice), PAGE),
+            move |after: Option<&Vec<u8>>, n: usize| t.snapshot_page(after.map(Vec::as_slice), n),
             |(k, _)| k.clone(),
         ))
     }

@@ -31,6 +31,9 @@ pub use schema::SCHEMA_VERSION;
 /// and so is a ledger.
 const WRITER_LOCK: i64 = 0x6369_7465_6c65_6467;
 
+/// Rows written by one transaction past which its tables are analyzed after the commit.
+const BULK_ROWS: u64 = 10_000;
+
 /// A PostgreSQL ledger, as `--ledger postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME` names
 /// it.
 #[derive(Clone, PartialEq, Eq)]
@@ -232,16 +235,13 @@ impl PgStore {
     /// newer schema version.
     fn inspect(&self, client: &mut Client) -> StoreResult<Found> {
         let at = || self.target.shown.clone();
-        let has_schema: bool = client
-            .query_one("SELECT to_regclass('cite_schema') IS NOT NULL", &[])
-            .map_err(|e| self.failed(&e))?
-            .get(0);
-        let foreign: Vec<String> = client
-            .query(schema::FOREIGN_TABLES, &[])
-            .map_err(|e| self.failed(&e))?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
+        let row = client
+            .query_typed(schema::INSPECT, &[])
+            .map_err(|e| self.failed(&e))?;
+        let (has_schema, foreign): (bool, Vec<String>) = match row.first() {
+            Some(r) => (r.get(0), r.get(1)),
+            None => (false, Vec::new()),
+        };
         if !foreign.is_empty() {
             let mut tables = foreign
                 .iter()
@@ -258,8 +258,9 @@ impl PgStore {
             return Ok(Found::Nothing);
         }
         let version: i64 = client
-            .query_opt("SELECT version FROM cite_schema", &[])
+            .query_typed("SELECT version FROM cite_schema", &[])
             .map_err(|e| self.failed(&e))?
+            .first()
             .map_or(0, |r| r.get(0));
         if version > SCHEMA_VERSION {
             return Err(StoreError::PgNewerSchema {
@@ -312,11 +313,12 @@ impl PgStore {
         }
     }
 
-    /// Takes the writer lock, waiting at most `wait`.
+    /// Takes the writer lock, waiting at most `wait` (one round trip).
     fn lock(&self, client: &mut Client, wait: Duration) -> StoreResult<()> {
         let ms = wait.as_millis().clamp(1, i32::MAX as u128);
         let sql = format!(
-            "SET lock_timeout = {ms}; SET synchronous_commit = on; SELECT pg_advisory_lock({WRITER_LOCK})"
+            "SET lock_timeout = {ms}; SET synchronous_commit = on; \
+             SELECT pg_advisory_lock({WRITER_LOCK})"
         );
         client.batch_execute(&sql).map_err(|e| {
             if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) {
@@ -343,29 +345,41 @@ impl PgStore {
         wait: Duration,
         body: &mut WriteBody<'_>,
     ) -> Result<(), Attempt> {
-        self.lock(client, wait).map_err(Attempt::Failed)?;
         let result = (|| {
+            self.lock(client, wait).map_err(Attempt::Failed)?;
+            // Begun after the lock (not in its batch: a multi-statement query is one
+            // transaction already), so that its snapshot sees the last writer's commit.
             client
                 .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                 .map_err(Attempt::from_pg)?;
-            let changed = {
+            let (changed, rows) = {
                 let mut tables = PgTables::new(&mut *client, &self.target);
                 let changed = body(&mut tables).map_err(Attempt::Failed)?;
                 if changed {
                     tables.flush_counts().map_err(Attempt::Failed)?;
                 }
-                changed
+                (changed, tables.rows_written())
             };
+            let end = if changed { "COMMIT" } else { "ROLLBACK" };
             client
-                .batch_execute(if changed { "COMMIT" } else { "ROLLBACK" })
-                .map_err(Attempt::from_pg)
+                .batch_execute(&format!("{end}; SELECT pg_advisory_unlock({WRITER_LOCK})"))
+                .map_err(Attempt::from_pg)?;
+            Ok(rows)
         })();
-        if result.is_err() {
-            let _ = client.batch_execute("ROLLBACK");
+        let rows = match result {
+            Ok(rows) => rows,
+            Err(e) => {
+                // Whatever failed, leave no transaction open and no lock held.
+                let _ = client.batch_execute("ROLLBACK; SELECT pg_advisory_unlock_all()");
+                return Err(e);
+            }
+        };
+        // The planner needs statistics to use the indexes of tables filled in one go (a
+        // copy, a rebuild, an import); PostgreSQL would gather them only later.
+        if rows >= BULK_ROWS {
+            let _ = client.batch_execute(schema::ANALYZE);
         }
-        let unlocked = self.unlock(client);
-        result?;
-        unlocked.map_err(Attempt::Failed)
+        Ok(())
     }
 }
 

@@ -42,8 +42,15 @@ CREATE TRIGGER cite_events_no_truncate BEFORE TRUNCATE ON cite_events
 "#,
 ];
 
-/// Tables of the database's current schema that are not cite's: a database holding any is
-/// not a cite ledger, and is never written.
-pub const FOREIGN_TABLES: &str = "SELECT table_name::text FROM information_schema.tables \
-     WHERE table_schema = current_schema() AND table_name NOT LIKE 'cite\\_%' \
-     ORDER BY table_name LIMIT 6";
+/// Whether the cite tables exist, and up to six tables (views, foreign tables) of the
+/// database's current schema that are not cite's: a database holding any is not a cite
+/// ledger, and is never written. From the catalog, in one round trip.
+pub const INSPECT: &str = "SELECT to_regclass('cite_schema') IS NOT NULL, \
+     ARRAY(SELECT relname::text FROM pg_class \
+           WHERE relnamespace = current_schema()::regnamespace \
+             AND relkind IN ('r', 'p', 'v', 'm', 'f') AND relname NOT LIKE 'cite\\_%' \
+           ORDER BY relname LIMIT 6)";
+
+/// Statistics for the planner, after a transaction that filled the tables.
+pub const ANALYZE: &str = "ANALYZE cite_events, cite_meta, cite_urls, cite_sources, \
+     cite_history, cite_quotes, cite_snapshots";

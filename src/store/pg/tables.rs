@@ -61,6 +61,8 @@ pub struct PgTables<C: BorrowMut<Client>> {
     target: Target,
     /// Rows this transaction added to sources, urls and quotes, not yet in `cite_counts`.
     added: Cell<RowCounts>,
+    /// Statements this transaction sent that write.
+    writes: Cell<u64>,
 }
 
 type Param<'a> = (&'a (dyn ToSql + Sync), Type);
@@ -85,7 +87,18 @@ impl<C: BorrowMut<Client>> PgTables<C> {
             client: RefCell::new(client),
             target: target.clone(),
             added: Cell::new(RowCounts::default()),
+            writes: Cell::new(0),
         }
+    }
+
+    /// How many rows this transaction wrote (or tried to).
+    pub fn rows_written(&self) -> u64 {
+        self.writes.get()
+    }
+
+    fn write(&self, sql: &str, params: &[Param<'_>]) -> StoreResult<Vec<Row>> {
+        self.writes.set(self.writes.get() + 1);
+        self.query(sql, params)
     }
 
     fn query(&self, sql: &str, params: &[Param<'_>]) -> StoreResult<Vec<Row>> {
@@ -390,7 +403,7 @@ fn stored(v: u64, what: &str) -> StoreResult<i64> {
 impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
     fn put_meta(&mut self, key: &str, value: &[u8]) -> StoreResult<()> {
         let key = key.as_bytes();
-        self.query(
+        self.write(
             "INSERT INTO cite_meta (key, value) VALUES ($1, $2) \
              ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
             &[(&key, Type::BYTEA), (&value, Type::BYTEA)],
@@ -400,7 +413,7 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
 
     fn put_url(&mut self, epoch: u64, url: &str, id: u64) -> StoreResult<()> {
         let url = url.as_bytes();
-        let rows = self.query(
+        let rows = self.write(
             "INSERT INTO cite_urls (epoch, url, id) VALUES ($1, $2, $3) \
              ON CONFLICT (epoch, url) DO UPDATE SET id = EXCLUDED.id RETURNING (xmax = 0)",
             &[
@@ -414,7 +427,7 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
     }
 
     fn put_source(&mut self, epoch: u64, id: u64, row: &[u8]) -> StoreResult<()> {
-        let rows = self.query(
+        let rows = self.write(
             "INSERT INTO cite_sources (epoch, id, row) VALUES ($1, $2, $3) \
              ON CONFLICT (epoch, id) DO UPDATE SET row = EXCLUDED.row RETURNING (xmax = 0)",
             &[
@@ -428,7 +441,7 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
     }
 
     fn put_history(&mut self, (e, i, s): Key3) -> StoreResult<()> {
-        self.query(
+        self.write(
             "INSERT INTO cite_history (epoch, id, seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
             &[
                 (&stored(e, "epoch")?, Type::INT8),
@@ -440,7 +453,7 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
     }
 
     fn put_quote(&mut self, (e, i, n): Key3, row: &[u8]) -> StoreResult<()> {
-        let rows = self.query(
+        let rows = self.write(
             "INSERT INTO cite_quotes (epoch, id, n, row) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (epoch, id, n) DO UPDATE SET row = EXCLUDED.row RETURNING (xmax = 0)",
             &[
@@ -455,7 +468,7 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
     }
 
     fn put_record(&mut self, seq: u64, bytes: &[u8]) -> StoreResult<()> {
-        self.query(
+        self.write(
             "INSERT INTO cite_events (seq, record) VALUES ($1, $2)",
             &[(&stored(seq, "seq")?, Type::INT8), (&bytes, Type::BYTEA)],
         )?;
@@ -463,7 +476,7 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
     }
 
     fn put_snapshot(&mut self, hash: &[u8], text: &[u8]) -> StoreResult<()> {
-        self.query(
+        self.write(
             "INSERT INTO cite_snapshots (hash, text) VALUES ($1, $2) ON CONFLICT DO NOTHING",
             &[(&hash, Type::BYTEA), (&text, Type::BYTEA)],
         )?;
@@ -471,11 +484,11 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
     }
 
     fn clear_views(&mut self, is_view: &dyn Fn(&str) -> bool) -> StoreResult<()> {
-        self.query("DELETE FROM cite_urls", &[])?;
-        self.query("DELETE FROM cite_sources", &[])?;
-        self.query("DELETE FROM cite_history", &[])?;
-        self.query("DELETE FROM cite_quotes", &[])?;
-        self.query("UPDATE cite_counts SET n = 0", &[])?;
+        self.write("DELETE FROM cite_urls", &[])?;
+        self.write("DELETE FROM cite_sources", &[])?;
+        self.write("DELETE FROM cite_history", &[])?;
+        self.write("DELETE FROM cite_quotes", &[])?;
+        self.write("UPDATE cite_counts SET n = 0", &[])?;
         self.added.set(RowCounts::default());
         let keys: Vec<Vec<u8>> = self
             .query("SELECT key FROM cite_meta", &[])?
@@ -484,7 +497,7 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
             .collect();
         for key in keys {
             if std::str::from_utf8(&key).is_ok_and(is_view) {
-                self.query(
+                self.write(
                     "DELETE FROM cite_meta WHERE key = $1",
                     &[(&key, Type::BYTEA)],
                 )?;
