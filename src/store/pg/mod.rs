@@ -10,6 +10,7 @@
 //!
 //! The tables are created by the first write, under the writer lock (`schema.rs`).
 
+mod buffer;
 mod schema;
 mod tables;
 
@@ -231,37 +232,35 @@ impl PgStore {
         self.target.failed(e)
     }
 
-    /// What the database holds; refuses a database with tables of its own and one of a
-    /// newer schema version.
+    /// What the database holds; refuses one of a newer schema version, and one without
+    /// cite's tables that holds tables of its own.
     fn inspect(&self, client: &mut Client) -> StoreResult<Found> {
         let at = || self.target.shown.clone();
-        let row = client
-            .query_typed(schema::INSPECT, &[])
-            .map_err(|e| self.failed(&e))?;
-        let (has_schema, foreign): (bool, Vec<String>) = match row.first() {
-            Some(r) => (r.get(0), r.get(1)),
-            None => (false, Vec::new()),
-        };
-        if !foreign.is_empty() {
-            let mut tables = foreign
-                .iter()
-                .take(5)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ");
-            if foreign.len() > 5 {
-                tables.push_str(", …");
+        // The common case, a ledger, in one cheap statement; the catalog is searched only
+        // where the cite tables are missing.
+        let version: i64 = match client.query_typed(schema::VERSION, &[]) {
+            Ok(rows) => rows.first().and_then(|r| r.get(0)).unwrap_or(0),
+            Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => {
+                let row = client
+                    .query_typed(schema::FOREIGN_TABLES, &[])
+                    .map_err(|e| self.failed(&e))?;
+                let foreign: Vec<String> = row.first().map(|r| r.get(0)).unwrap_or_default();
+                if foreign.is_empty() {
+                    return Ok(Found::Nothing);
+                }
+                let mut tables = foreign
+                    .iter()
+                    .take(5)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if foreign.len() > 5 {
+                    tables.push_str(", …");
+                }
+                return Err(StoreError::PgNotALedger { at: at(), tables });
             }
-            return Err(StoreError::PgNotALedger { at: at(), tables });
-        }
-        if !has_schema {
-            return Ok(Found::Nothing);
-        }
-        let version: i64 = client
-            .query_typed("SELECT version FROM cite_schema", &[])
-            .map_err(|e| self.failed(&e))?
-            .first()
-            .map_or(0, |r| r.get(0));
+            Err(e) => return Err(self.failed(&e)),
+        };
         if version > SCHEMA_VERSION {
             return Err(StoreError::PgNewerSchema {
                 at: at(),
@@ -352,15 +351,18 @@ impl PgStore {
             client
                 .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                 .map_err(Attempt::from_pg)?;
-            let (changed, rows) = {
+            let (changed, rows, writes) = {
                 let mut tables = PgTables::new(&mut *client, &self.target);
                 let changed = body(&mut tables).map_err(Attempt::Failed)?;
-                if changed {
-                    tables.flush_counts().map_err(Attempt::Failed)?;
-                }
-                (changed, tables.rows_written())
+                (changed, tables.rows_written(), tables.take_sql())
             };
-            let end = if changed { "COMMIT" } else { "ROLLBACK" };
+            // The writes still pending, the commit and the unlock: one round trip. A
+            // write that fails there fails the commit with it.
+            let end = if changed {
+                format!("{writes} COMMIT")
+            } else {
+                "ROLLBACK".to_string()
+            };
             client
                 .batch_execute(&format!("{end}; SELECT pg_advisory_unlock({WRITER_LOCK})"))
                 .map_err(Attempt::from_pg)?;

@@ -42,14 +42,16 @@ CREATE TRIGGER cite_events_no_truncate BEFORE TRUNCATE ON cite_events
 "#,
 ];
 
-/// Whether the cite tables exist, and up to six tables (views, foreign tables) of the
-/// database's current schema that are not cite's: a database holding any is not a cite
-/// ledger, and is never written. From the catalog, in one round trip.
-pub const INSPECT: &str = "SELECT to_regclass('cite_schema') IS NOT NULL, \
-     ARRAY(SELECT relname::text FROM pg_class \
-           WHERE relnamespace = current_schema()::regnamespace \
-             AND relkind IN ('r', 'p', 'v', 'm', 'f') AND relname NOT LIKE 'cite\\_%' \
-           ORDER BY relname LIMIT 6)";
+/// The schema version of a ledger; fails with `undefined_table` where there is none.
+pub const VERSION: &str = "SELECT max(version) FROM cite_schema";
+
+/// Up to six tables (views, foreign tables) of the database's current schema that are not
+/// cite's: a database without cite's tables that holds any is not a cite ledger, and is
+/// never written.
+pub const FOREIGN_TABLES: &str = "SELECT ARRAY(SELECT relname::text FROM pg_class \
+     WHERE relnamespace = current_schema()::regnamespace \
+       AND relkind IN ('r', 'p', 'v', 'm', 'f') AND relname NOT LIKE 'cite\\_%' \
+     ORDER BY relname LIMIT 6)";
 
 /// Statistics for the planner, after a transaction that filled the tables.
 pub const ANALYZE: &str = "ANALYZE cite_events, cite_meta, cite_urls, cite_sources, \

@@ -11,6 +11,7 @@ use postgres::types::{ToSql, Type};
 use postgres::{Client, Row};
 
 use super::Target;
+use super::buffer::{Known, Pending};
 use crate::store::StoreError;
 use crate::store::backend::{Key3, RowCounts, SourcePage, StoreResult, Tables, TablesMut};
 
@@ -55,14 +56,15 @@ impl Drop for Pooled {
     }
 }
 
-/// The tables of the transaction open on a connection.
+/// The tables of the transaction open on a connection (see `buffer.rs` for what it
+/// keeps on this side).
 pub struct PgTables<C: BorrowMut<Client>> {
     client: RefCell<C>,
     target: Target,
-    /// Rows this transaction added to sources, urls and quotes, not yet in `cite_counts`.
-    added: Cell<RowCounts>,
-    /// Statements this transaction sent that write.
-    writes: Cell<u64>,
+    pending: RefCell<Pending>,
+    known: RefCell<Known>,
+    /// Rows this transaction put, sent or not.
+    rows: Cell<u64>,
 }
 
 type Param<'a> = (&'a (dyn ToSql + Sync), Type);
@@ -86,22 +88,24 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         PgTables {
             client: RefCell::new(client),
             target: target.clone(),
-            added: Cell::new(RowCounts::default()),
-            writes: Cell::new(0),
+            pending: RefCell::new(Pending::default()),
+            known: RefCell::new(Known::default()),
+            rows: Cell::new(0),
         }
     }
 
-    /// How many rows this transaction wrote (or tried to).
+    /// How many rows this transaction put.
     pub fn rows_written(&self) -> u64 {
-        self.writes.get()
+        self.rows.get()
     }
 
-    fn write(&self, sql: &str, params: &[Param<'_>]) -> StoreResult<Vec<Row>> {
-        self.writes.set(self.writes.get() + 1);
-        self.query(sql, params)
+    /// The writes not yet sent, as SQL, to go with the commit.
+    pub fn take_sql(&mut self) -> String {
+        self.pending.borrow_mut().take_sql()
     }
 
     fn query(&self, sql: &str, params: &[Param<'_>]) -> StoreResult<Vec<Row>> {
+        self.flush()?;
         let mut client = self.client.borrow_mut();
         let client: &mut Client = (*client).borrow_mut();
         client
@@ -117,27 +121,42 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         Ok(self.query(sql, params)?.first().map(|r| r.get(0)))
     }
 
-    /// Counts a row inserted into one of the counted tables.
-    fn count_insert(&self, rows: Vec<Row>, which: fn(&mut RowCounts) -> &mut u64) {
-        if rows.first().is_some_and(|r| r.get::<_, bool>(0)) {
-            let mut added = self.added.get();
-            *which(&mut added) += 1;
-            self.added.set(added);
-        }
-    }
-
-    /// Writes the rows added by this transaction into `cite_counts`.
-    pub fn flush_counts(&mut self) -> StoreResult<()> {
-        let a = self.added.take();
-        if a == RowCounts::default() {
+    /// Sends the pending writes.
+    fn flush(&self) -> StoreResult<()> {
+        if self.pending.borrow().is_empty() {
             return Ok(());
         }
-        let (s, u, q) = (big(a.sources), big(a.urls), big(a.quotes));
-        self.query(
-            "UPDATE cite_counts SET n = n + CASE name WHEN 'sources' THEN $1 \
-             WHEN 'urls' THEN $2 ELSE $3 END",
-            &[(&s, Type::INT8), (&u, Type::INT8), (&q, Type::INT8)],
-        )?;
+        let sql = self.pending.borrow_mut().take_sql();
+        self.batch(&sql)
+    }
+
+    fn batch(&self, sql: &str) -> StoreResult<()> {
+        let mut client = self.client.borrow_mut();
+        let client: &mut Client = (*client).borrow_mut();
+        client
+            .batch_execute(sql)
+            .map_err(|e| self.target.failed(&e))
+    }
+
+    /// Counts a put, and sends what is pending once it is large.
+    fn put(&self, f: impl FnOnce(&mut Pending)) -> StoreResult<()> {
+        self.rows.set(self.rows.get() + 1);
+        f(&mut self.pending.borrow_mut());
+        if self.pending.borrow().is_large() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Loads every meta entry the transaction has not written into what it knows (the
+    /// meta table is a handful of rows: one read answers every later lookup).
+    fn load_meta(&self) -> StoreResult<()> {
+        let rows = self.query("SELECT key, value FROM cite_meta", &[])?;
+        let mut known = self.known.borrow_mut();
+        for r in rows {
+            known.meta.entry(r.get(0)).or_insert(Some(r.get(1)));
+        }
+        known.meta_complete = true;
         Ok(())
     }
 }
@@ -151,10 +170,10 @@ fn pairs(rows: Vec<Row>) -> Vec<(u64, Vec<u8>)> {
 impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     fn meta(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
         let key = key.as_bytes();
-        self.one(
-            "SELECT value FROM cite_meta WHERE key = $1",
-            &[(&key, Type::BYTEA)],
-        )
+        if !self.known.borrow().meta_complete {
+            self.load_meta()?;
+        }
+        Ok(self.known.borrow().meta.get(key).cloned().flatten())
     }
 
     fn meta_page(&self, after: Option<&str>, n: usize) -> StoreResult<Vec<(String, Vec<u8>)>> {
@@ -176,13 +195,24 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn url(&self, epoch: u64, url: &str) -> StoreResult<Option<u64>> {
-        let url = url.as_bytes();
-        Ok(self
+        let key = (epoch, url.as_bytes().to_vec());
+        {
+            let known = self.known.borrow();
+            if let Some(id) = known.urls.get(&key) {
+                return Ok(*id);
+            }
+            if known.views_empty {
+                return Ok(None);
+            }
+        }
+        let id = self
             .one::<i64>(
                 "SELECT id FROM cite_urls WHERE epoch = $1 AND url = $2",
-                &[(&big(epoch), Type::INT8), (&url, Type::BYTEA)],
+                &[(&big(epoch), Type::INT8), (&key.1, Type::BYTEA)],
             )?
-            .map(unbig))
+            .map(unbig);
+        self.known.borrow_mut().urls.insert(key, id);
+        Ok(id)
     }
 
     fn url_page(
@@ -220,10 +250,24 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn source(&self, epoch: u64, id: u64) -> StoreResult<Option<Vec<u8>>> {
-        self.one(
+        {
+            let known = self.known.borrow();
+            if let Some(row) = known.sources.get(&(epoch, id)) {
+                return Ok(row.clone());
+            }
+            if known.views_empty {
+                return Ok(None);
+            }
+        }
+        let row: Option<Vec<u8>> = self.one(
             "SELECT row FROM cite_sources WHERE epoch = $1 AND id = $2",
             &[(&big(epoch), Type::INT8), (&big(id), Type::INT8)],
-        )
+        )?;
+        self.known
+            .borrow_mut()
+            .sources
+            .insert((epoch, id), row.clone());
+        Ok(row)
     }
 
     fn source_page(
@@ -341,6 +385,9 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn last_record(&self) -> StoreResult<Option<(u64, Vec<u8>)>> {
+        if let Some(last) = self.pending.borrow().last_event() {
+            return Ok(Some(last.clone()));
+        }
         Ok(pairs(self.query(
             "SELECT seq, record FROM cite_events ORDER BY seq DESC LIMIT 1",
             &[],
@@ -356,12 +403,20 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn has_snapshot(&self, hash: &[u8]) -> StoreResult<bool> {
-        Ok(self
+        if let Some(stored) = self.known.borrow().snapshots.get(hash) {
+            return Ok(*stored);
+        }
+        let stored = self
             .one::<i32>(
                 "SELECT 1 FROM cite_snapshots WHERE hash = $1",
                 &[(&hash, Type::BYTEA)],
             )?
-            .is_some())
+            .is_some();
+        self.known
+            .borrow_mut()
+            .snapshots
+            .insert(hash.to_vec(), stored);
+        Ok(stored)
     }
 
     fn snapshot_page(
@@ -378,13 +433,13 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn row_counts(&self) -> StoreResult<RowCounts> {
-        let mut counts = self.added.get();
+        let mut counts = RowCounts::default();
         for r in self.query("SELECT name, n FROM cite_counts", &[])? {
             let n = unbig(r.get(1));
             match r.get::<_, &str>(0) {
-                "sources" => counts.sources += n,
-                "urls" => counts.urls += n,
-                "quotes" => counts.quotes += n,
+                "sources" => counts.sources = n,
+                "urls" => counts.urls = n,
+                "quotes" => counts.quotes = n,
                 _ => {}
             }
         }
@@ -402,107 +457,94 @@ fn stored(v: u64, what: &str) -> StoreResult<i64> {
 
 impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
     fn put_meta(&mut self, key: &str, value: &[u8]) -> StoreResult<()> {
-        let key = key.as_bytes();
-        self.write(
-            "INSERT INTO cite_meta (key, value) VALUES ($1, $2) \
-             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-            &[(&key, Type::BYTEA), (&value, Type::BYTEA)],
-        )?;
-        Ok(())
+        self.known
+            .borrow_mut()
+            .meta
+            .insert(key.as_bytes().to_vec(), Some(value.to_vec()));
+        self.put(|p| p.meta(key.as_bytes(), value))
     }
 
     fn put_url(&mut self, epoch: u64, url: &str, id: u64) -> StoreResult<()> {
-        let url = url.as_bytes();
-        let rows = self.write(
-            "INSERT INTO cite_urls (epoch, url, id) VALUES ($1, $2, $3) \
-             ON CONFLICT (epoch, url) DO UPDATE SET id = EXCLUDED.id RETURNING (xmax = 0)",
-            &[
-                (&stored(epoch, "epoch")?, Type::INT8),
-                (&url, Type::BYTEA),
-                (&stored(id, "id")?, Type::INT8),
-            ],
-        )?;
-        self.count_insert(rows, |c| &mut c.urls);
-        Ok(())
+        stored(epoch, "epoch")?;
+        stored(id, "id")?;
+        self.known
+            .borrow_mut()
+            .urls
+            .insert((epoch, url.as_bytes().to_vec()), Some(id));
+        self.put(|p| p.url(epoch, url.as_bytes(), id))
     }
 
     fn put_source(&mut self, epoch: u64, id: u64, row: &[u8]) -> StoreResult<()> {
-        let rows = self.write(
-            "INSERT INTO cite_sources (epoch, id, row) VALUES ($1, $2, $3) \
-             ON CONFLICT (epoch, id) DO UPDATE SET row = EXCLUDED.row RETURNING (xmax = 0)",
-            &[
-                (&stored(epoch, "epoch")?, Type::INT8),
-                (&stored(id, "id")?, Type::INT8),
-                (&row, Type::BYTEA),
-            ],
-        )?;
-        self.count_insert(rows, |c| &mut c.sources);
-        Ok(())
+        stored(epoch, "epoch")?;
+        stored(id, "id")?;
+        self.known
+            .borrow_mut()
+            .sources
+            .insert((epoch, id), Some(row.to_vec()));
+        self.put(|p| p.source(epoch, id, row))
     }
 
-    fn put_history(&mut self, (e, i, s): Key3) -> StoreResult<()> {
-        self.write(
-            "INSERT INTO cite_history (epoch, id, seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-            &[
-                (&stored(e, "epoch")?, Type::INT8),
-                (&stored(i, "id")?, Type::INT8),
-                (&stored(s, "seq")?, Type::INT8),
-            ],
-        )?;
-        Ok(())
+    fn put_history(&mut self, key: Key3) -> StoreResult<()> {
+        stored(key.0, "epoch")?;
+        stored(key.1, "id")?;
+        stored(key.2, "seq")?;
+        self.put(|p| p.history(key))
     }
 
-    fn put_quote(&mut self, (e, i, n): Key3, row: &[u8]) -> StoreResult<()> {
-        let rows = self.write(
-            "INSERT INTO cite_quotes (epoch, id, n, row) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (epoch, id, n) DO UPDATE SET row = EXCLUDED.row RETURNING (xmax = 0)",
-            &[
-                (&stored(e, "epoch")?, Type::INT8),
-                (&stored(i, "id")?, Type::INT8),
-                (&stored(n, "quote number")?, Type::INT8),
-                (&row, Type::BYTEA),
-            ],
-        )?;
-        self.count_insert(rows, |c| &mut c.quotes);
-        Ok(())
+    fn put_quote(&mut self, key: Key3, row: &[u8]) -> StoreResult<()> {
+        stored(key.0, "epoch")?;
+        stored(key.1, "id")?;
+        stored(key.2, "quote number")?;
+        self.put(|p| p.quote(key, row))
     }
 
     fn put_record(&mut self, seq: u64, bytes: &[u8]) -> StoreResult<()> {
-        self.write(
-            "INSERT INTO cite_events (seq, record) VALUES ($1, $2)",
-            &[(&stored(seq, "seq")?, Type::INT8), (&bytes, Type::BYTEA)],
-        )?;
-        Ok(())
+        stored(seq, "seq")?;
+        self.put(|p| p.event(seq, bytes))
     }
 
     fn put_snapshot(&mut self, hash: &[u8], text: &[u8]) -> StoreResult<()> {
-        self.write(
-            "INSERT INTO cite_snapshots (hash, text) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-            &[(&hash, Type::BYTEA), (&text, Type::BYTEA)],
-        )?;
-        Ok(())
+        if self.has_snapshot(hash)? {
+            return Ok(());
+        }
+        self.known
+            .borrow_mut()
+            .snapshots
+            .insert(hash.to_vec(), true);
+        self.put(|p| p.snapshot(hash, text))
     }
 
     fn clear_views(&mut self, is_view: &dyn Fn(&str) -> bool) -> StoreResult<()> {
-        self.write("DELETE FROM cite_urls", &[])?;
-        self.write("DELETE FROM cite_sources", &[])?;
-        self.write("DELETE FROM cite_history", &[])?;
-        self.write("DELETE FROM cite_quotes", &[])?;
-        self.write("UPDATE cite_counts SET n = 0", &[])?;
-        self.added.set(RowCounts::default());
-        let keys: Vec<Vec<u8>> = self
-            .query("SELECT key FROM cite_meta", &[])?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        for key in keys {
-            if std::str::from_utf8(&key).is_ok_and(is_view) {
-                self.write(
-                    "DELETE FROM cite_meta WHERE key = $1",
-                    &[(&key, Type::BYTEA)],
-                )?;
-            }
+        if !self.known.borrow().meta_complete {
+            self.load_meta()?;
         }
+        self.flush()?;
+        let views: Vec<Vec<u8>> = self
+            .known
+            .borrow()
+            .meta
+            .iter()
+            .filter(|(k, v)| v.is_some() && std::str::from_utf8(k).is_ok_and(is_view))
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut sql = String::from(
+            "DELETE FROM cite_urls; DELETE FROM cite_sources; DELETE FROM cite_history; \
+             DELETE FROM cite_quotes; UPDATE cite_counts SET n = 0;",
+        );
+        for key in &views {
+            let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+            sql.push_str(&format!(
+                "DELETE FROM cite_meta WHERE key = '\\x{hex}'::bytea;"
+            ));
+        }
+        self.batch(&sql)?;
+        let mut known = self.known.borrow_mut();
+        for key in views {
+            known.meta.insert(key, None);
+        }
+        known.urls.clear();
+        known.sources.clear();
+        known.views_empty = true;
         Ok(())
     }
 }
