@@ -70,3 +70,30 @@ fn no_module_names_a_module_above_it() {
     }
     assert!(broken.is_empty(), "layering broken:\n{}", broken.join("\n"));
 }
+
+/// The two backends of the storage seam know nothing of each other (issue 10: the
+/// shared rules live above them, in `store/`).
+#[test]
+fn the_backends_never_name_each_other() {
+    let mut broken = Vec::new();
+    for (backend, other) in [("store/redbfile", "pg"), ("store/pg", "redbfile")] {
+        for file in sources(backend) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let named = [
+                    format!("crate::store::{other}"),
+                    format!("super::{other}"),
+                    format!("store::{other}::"),
+                ];
+                if named.iter().any(|p| line.contains(p.as_str())) {
+                    broken.push(format!("{}:{}: {line}", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "a backend names the other:\n{}",
+        broken.join("\n")
+    );
+}

@@ -76,6 +76,13 @@ impl Target {
         if config.get_user().is_none_or(str::is_empty) {
             return Err(bad("it names no user".into()));
         }
+        if matches!(config.get_ssl_mode(), postgres::config::SslMode::Require) {
+            return Err(bad(
+                "this build of cite does not speak TLS (sslmode=require); reach the server \
+                 over a private network or an SSH tunnel, without sslmode"
+                    .into(),
+            ));
+        }
         Ok(Target {
             url: url.to_string(),
             shown: hide_password(url),
@@ -487,6 +494,8 @@ mod tests {
         let t = Target::parse("postgres://cite:secret@127.0.0.1:5432/ledger").unwrap();
         assert_eq!(t.to_string(), "postgres://cite:***@127.0.0.1:5432/ledger");
         assert!(!format!("{t:?}").contains("secret"));
+        let e = Target::parse("postgres://u@h/db?sslmode=require").unwrap_err();
+        assert!(e.to_string().contains("does not speak TLS"), "{e}");
         let e = Target::parse("postgres://cite:secret@127.0.0.1:5432").unwrap_err();
         assert!(e.to_string().contains("names no database"), "{e}");
         assert!(!e.to_string().contains("secret"), "{e}");
