@@ -7,13 +7,12 @@
 //! replaying the raw records in memory reproduces the same sources per epoch. Case count
 //! and sequence length are kept small, since every operation is a durable commit.
 
-use std::path::Path;
 use std::time::Duration;
 
 use cite::ledger::url::canonicalize;
 use cite::ledger::{Context, EntryOrigin, Error as LedgerError};
-use cite::store::Store;
 use cite::store::event::{self, Epoch, Event, GENESIS, SourceId};
+use cite::store::{Location, Store};
 use cite::{AddRequest, Ledger, Source};
 use proptest::prelude::*;
 use time::macros::datetime;
@@ -167,8 +166,21 @@ fn triples(sources: &[Source]) -> Vec<(u64, String, String)> {
 
 fn run(ops: &[Op]) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("ledger.redb");
-    let ledger = Ledger::new(&path, Duration::from_secs(5));
+    run_at(Location::File(dir.path().join("ledger.redb")), ops)
+}
+
+/// The same model on a fresh PostgreSQL database (issue 10: the rules are written once
+/// above the storage seam; this checks that the second backend keeps them too).
+fn run_pg(ops: &[Op]) -> Result<(), TestCaseError> {
+    let Some(db) = crate::util::postgres_db("model::ledger_matches_model_on_postgres") else {
+        return Ok(());
+    };
+    let at = Location::parse(std::ffi::OsStr::new(&db.url)).expect("a postgres URL");
+    run_at(at, ops)
+}
+
+fn run_at(at: Location, ops: &[Op]) -> Result<(), TestCaseError> {
+    let ledger = Ledger::new(&at, Duration::from_secs(5));
     let ctx = ctx();
     let mut model = Model::new();
 
@@ -224,7 +236,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
 
     check_views(&ledger, &model)?;
     check_log(&ledger, &model)?;
-    check_replay(&path, &model)?;
+    check_replay(&at, &model)?;
     Ok(())
 }
 
@@ -316,8 +328,8 @@ fn check_log(ledger: &Ledger, model: &Model) -> Result<(), TestCaseError> {
 
 /// Replaying the raw records in memory reproduces the model, and the stored head is the
 /// last record.
-fn check_replay(path: &Path, model: &Model) -> Result<(), TestCaseError> {
-    let Some(store) = Store::open_read(path, Duration::from_secs(5)).expect("open") else {
+fn check_replay(at: &Location, model: &Model) -> Result<(), TestCaseError> {
+    let Some(store) = Store::open_read(at, Duration::from_secs(5)).expect("open") else {
         // Only a sequence that never wrote leaves no file.
         prop_assert_eq!(model.events, 0);
         return Ok(());
@@ -405,6 +417,20 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig {
+        // Each case makes a database of its own.
+        cases: 8,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn ledger_matches_model_on_postgres(ops in prop::collection::vec(op(), 1..12)) {
+        run_pg(&ops)?;
+    }
+}
+
 /// A fixed sequence touching every rule at least once, so a plain `cargo test` always
 /// covers them whatever proptest draws.
 #[test]
@@ -424,6 +450,7 @@ fn fixed_sequence_matches_model() {
         AddTitled(12, 4),
     ];
     run(&ops).unwrap();
+    run_pg(&ops).unwrap();
 }
 
 /// A batch of k URLs in one `add` stores its k-URL command line once: the first record of
