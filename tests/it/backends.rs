@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::mcp::Server;
-use crate::util::{Outcome, cite_bin, postgres_db};
+use crate::util::{Outcome, Sandbox, cite_bin, postgres_db};
 
 /// One command of the workflow and what it did.
 #[derive(Debug, Clone, PartialEq)]
@@ -689,4 +689,93 @@ fn postgres_runs_the_whole_workflow_as_redb_does() {
         );
     }
     assert_eq!(a.len(), b.len());
+}
+
+/// `cite copy` between two files, without a server: the log byte for byte, the views
+/// rebuilt, the copy audited; refusals change nothing.
+#[test]
+fn copy_between_files_keeps_the_log_and_refuses_what_it_must() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example/1", "https://b.example/2"]);
+    let page = sb.path().join("page.md");
+    std::fs::write(
+        &page,
+        "Water is densest at four degrees Celsius, so lakes freeze from the top.",
+    )
+    .unwrap();
+    sb.ok(&[
+        "quote",
+        "1",
+        "--text",
+        "densest at four degrees Celsius",
+        "--from",
+        page.to_str().unwrap(),
+    ]);
+    sb.ok(&["reset"]);
+    sb.ok(&["add", "https://c.example/3", "--title", "C"]);
+    let to = sb.path().join("copy.redb");
+    let out = cite_bin()
+        .args(["copy", sb.ledger.to_str().unwrap(), to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("copied 5 records (2 epochs, 3 sources, 1 quote, 1 snapshot) from "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\naudit OK: 5 records"), "{stdout}");
+    let export = |ledger: &Path| sb.run_at(ledger, &["export", "--format", "jsonl"]).stdout;
+    assert_eq!(export(&sb.ledger), export(&to));
+    for args in [
+        &["list", "--epoch", "1"][..],
+        &["show", "1", "--epoch", "1"],
+        &["list"],
+    ] {
+        assert_eq!(
+            sb.run_at(&sb.ledger, args).stdout,
+            sb.run_at(&to, args).stdout,
+            "{args:?}"
+        );
+    }
+
+    // Into a ledger that holds records: refused, exit 1, nothing changed.
+    let before = std::fs::read(&to).unwrap();
+    let again = cite_bin()
+        .args(["copy", sb.ledger.to_str().unwrap(), to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("already holds 5 record(s)"), "{err}");
+    assert_eq!(export(&to), export(&sb.ledger));
+    assert_eq!(before.len(), std::fs::read(&to).unwrap().len());
+
+    // From nothing, and onto itself.
+    let nothing = sb.path().join("none.redb");
+    let o = cite_bin()
+        .args([
+            "copy",
+            nothing.to_str().unwrap(),
+            sb.path().join("x.redb").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("there is no ledger at"));
+    assert!(!sb.path().join("x.redb").exists());
+    let o = cite_bin()
+        .args([
+            "copy",
+            sb.ledger.to_str().unwrap(),
+            sb.ledger.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the same ledger"));
 }
