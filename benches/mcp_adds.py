@@ -9,6 +9,9 @@ calls, no pipelining. Every answered id must be on disk afterwards (checked with
 With INFLIGHT above 1, each client keeps that many calls in flight (an agent's parallel
 tool calls): the server commits the adds that arrive together in one transaction.
 
+With $CITE_BENCH_LEDGER set (a postgres:// URL of an empty database, say), the clients
+share that ledger instead of a new file.
+
 Usage: benches/mcp_adds.py CITE_BINARY [CLIENTS] [ADDS_PER_CLIENT] [INFLIGHT]
 """
 
@@ -87,7 +90,7 @@ def main():
     adds = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
     inflight = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     with tempfile.TemporaryDirectory() as d:
-        ledger = os.path.join(d, "ledger.redb")
+        ledger = os.environ.get("CITE_BENCH_LEDGER") or os.path.join(d, "ledger.redb")
         subprocess.run([cite, "--ledger", ledger, "add", "https://warm.example"],
                        check=True, capture_output=True)
         out = []
@@ -102,7 +105,7 @@ def main():
         if len(out) != clients:
             sys.exit("a client failed")
         listed = json.loads(subprocess.run(
-            [cite, "--ledger", ledger, "list", "--json"],
+            [cite, "--ledger", ledger, "list", "--json", "--limit", "1000000"],
             check=True, capture_output=True, text=True).stdout)
         if isinstance(listed, dict):
             listed = listed["sources"]

@@ -8,7 +8,9 @@
 # into a fresh database with `cite copy` (timed), then measures:
 #   - `add` of a new URL into that database, whole process (median of RUNS, default 50);
 #   - 8 writer processes at once, each running `cite add` WRITES times (default 100):
-#     adds per second in total, then checks every id is there once (audit, dense ids).
+#     adds per second in total, then checks every id is there once (audit, dense ids);
+#   - 8 writers that keep their connection: 8 `cite mcp` servers, one client each, one
+#     call at a time (benches/mcp_adds.py), every answered id checked on the server.
 # Usage: benches/postgres.sh   (env: RUNS, WRITES, CITE_BENCH_POSTGRES)
 set -euo pipefail
 
@@ -106,4 +108,11 @@ assert audit.startswith("audit OK"), audit
 ids = [int(l.split("]")[0][1:]) for l in run(["--ledger", conc, "list", "--limit", "100000"]).splitlines() if l.startswith("[")]
 assert sorted(ids) == list(range(1, total + 2)), "ids not dense"
 print(f"after: {audit.strip()}; ids 1..{total + 1} dense")
+
+mcp = database("cite_bench_mcp")
+r = subprocess.run([sys.executable, os.path.join(os.getcwd(), "benches", "mcp_adds.py"), cite, "8", "200", "1"],
+                   env=dict(os.environ, CITE_BENCH_LEDGER=mcp), capture_output=True, text=True)
+if r.returncode != 0:
+    sys.exit(f"mcp_adds failed: {r.stdout}{r.stderr}")
+print(f"8 writers through cite mcp (one connection each): {r.stdout.strip()}")
 PY
