@@ -31,8 +31,10 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-/// The CLI's name for the application's failure type: it exits with its code.
+/// The CLI's name for the application's failure type: it prints it on stderr and exits
+/// with the code of its kind.
 pub use crate::app::Failure as CliError;
+use crate::app::Kind;
 
 use crate::ledger::{Context, Ledger};
 use crate::store::Location;
@@ -229,20 +231,20 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .and_then(|()| out.flush().map_err(CliError::from));
     match result {
         Ok(()) => 0,
-        Err(e) if e.code == 0 => 0,
+        Err(e) if e.kind == Kind::BrokenPipe => 0,
         // A hook that fails must not fail the agent's tool call: one line, exit 0.
         Err(e) if hook => {
-            let line = e.message.trim_start_matches("error: ").replace('\n', " — ");
+            let line = e.text().replace('\n', " — ");
             eprintln!("cite hook: {line}");
             0
         }
         Err(e) => {
             let _ = out.flush();
-            // Commands that print their own verdict (verify) fail with an empty message.
-            if !e.message.is_empty() {
-                eprintln!("{}", e.message);
+            // Commands that print their own verdict (verify, audit) have nothing to add.
+            if !e.kind.is_silent() {
+                eprintln!("{e}");
             }
-            e.code
+            e.exit_code()
         }
     }
 }

@@ -79,9 +79,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     if verified.passed() {
         Ok(())
     } else {
-        Err(CliError {
-            code: verified.report.exit_code,
-            message: String::new(),
-        })
+        // The verdict is printed above.
+        Err(CliError::reported())
     }
 }

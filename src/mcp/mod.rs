@@ -188,15 +188,10 @@ impl Server {
         .await;
         let outcome = match joined {
             Ok(outcome) => outcome,
-            Err(e) => {
-                let message = match e.try_into_panic() {
-                    Ok(payload) => {
-                        Failure::panicked(self.ledger.location().file(), payload.as_ref()).message
-                    }
-                    Err(e) => format!("error: {tool} did not finish: {e}"),
-                };
-                Err(tools::Refused(message))
-            }
+            Err(e) => Err(match e.try_into_panic() {
+                Ok(payload) => Failure::panicked(self.ledger.location().file(), payload.as_ref()),
+                Err(e) => Failure::internal(format!("{tool} did not finish: {e}")),
+            }),
         };
         match outcome {
             Ok(done) => {
@@ -204,7 +199,10 @@ impl Server {
                 result.structured_content = Some(done.structured);
                 result
             }
-            Err(refused) => CallToolResult::error(vec![ContentBlock::text(refused.0)]),
+            // The failure as the CLI prints it, hints included. (No structured content:
+            // an error result need not fit the tool's outputSchema, and clients check
+            // any structured content they get against it.)
+            Err(failure) => CallToolResult::error(vec![ContentBlock::text(failure.to_string())]),
         }
     }
 }
