@@ -39,7 +39,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::app::Failure;
+use crate::app::{self, Failure};
 use crate::ledger::{Context, Ledger};
 
 use tools::{
@@ -182,7 +182,8 @@ impl Server {
     {
         let ledger = self.ledger.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let ctx = context(tool);
+            // Who is acting: now, this process, `$CITE_ACTOR`, `cite mcp TOOL`.
+            let ctx = app::context(["cite", "mcp", tool]);
             f(&ledger, &ctx)
         })
         .await;
@@ -204,16 +205,6 @@ impl Server {
             // any structured content they get against it.)
             Err(failure) => CallToolResult::error(vec![ContentBlock::text(failure.to_string())]),
         }
-    }
-}
-
-/// Who is acting for one call: now, this process, `$CITE_ACTOR`, `cite mcp TOOL`.
-fn context(tool: &str) -> Context {
-    Context {
-        now: time::OffsetDateTime::now_utc(),
-        pid: std::process::id(),
-        actor: std::env::var("CITE_ACTOR").ok().filter(|a| !a.is_empty()),
-        command: vec!["cite".into(), "mcp".into(), tool.into()],
     }
 }
 

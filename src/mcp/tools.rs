@@ -20,11 +20,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::app::Failure;
-use crate::app::report;
+use crate::app::input::text_or_file;
+use crate::app::{Failure, Reading, report};
 use crate::draft::CitedEvidence;
 use crate::draft::{self, VerifyOptions};
-use crate::input;
 use crate::ledger::{
     AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route,
 };
@@ -221,16 +220,12 @@ pub struct QuoteParams {
 }
 
 pub fn quote(ledger: &Ledger, ctx: &Context, p: QuoteParams) -> Outcome {
-    let page = match (p.evidence, &p.from) {
-        (Some(_), Some(_)) => {
-            return Err(Failure::usage(
-                "give the page text as evidence or a file path as from, not both",
-            ));
-        }
-        (Some(text), None) => Some(text),
-        (None, Some(path)) => Some(input::read_text(path)?),
-        (None, None) => None,
-    };
+    let page = text_or_file(
+        p.evidence,
+        p.from,
+        "give the page text as evidence or a file path as from, not both",
+        Reading::Text,
+    )?;
     let attached = ledger.quote(ctx, p.id, &p.text, page.as_deref())?;
     let note = render::shared_page_note(&attached.page_also_stored_for);
     done(
@@ -396,11 +391,8 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
             DraftRewrite::open(path, &rerun)
         })
         .transpose()?;
-    let draft_text = match (p.draft, &p.cited_in) {
-        (Some(text), _) => Some(text),
-        (None, Some(path)) => Some(input::read_text(path)?),
-        (None, None) => None,
-    };
+    // Not both: refused above.
+    let draft_text = text_or_file(p.draft, p.cited_in, ONE_WAY, Reading::Text)?;
     let cited: Option<BTreeSet<u64>> = rewrite
         .as_ref()
         .map(DraftRewrite::text)
@@ -512,20 +504,15 @@ pub struct VerifyParams {
 
 pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
     crate::app::check_min_coverage("min_coverage", p.min_coverage)?;
-    let text = match (p.draft, &p.path) {
-        (Some(_), Some(_)) => {
-            return Err(Failure::usage(
-                "give the draft as text (draft) or as a file path (path), not both",
-            ));
-        }
-        (Some(text), None) => text,
-        (None, Some(path)) => input::read_draft(path)?,
-        (None, None) => {
-            return Err(Failure::usage(
-                "give the draft to check, as text (draft) or as a file path (path)",
-            ));
-        }
-    };
+    let text = text_or_file(
+        p.draft,
+        p.path.clone(),
+        "give the draft as text (draft) or as a file path (path), not both",
+        Reading::Draft,
+    )?
+    .ok_or_else(|| {
+        Failure::usage("give the draft to check, as text (draft) or as a file path (path)")
+    })?;
     let view = ledger.view(p.epoch)?;
     let opts = VerifyOptions {
         strict: p.strict,
