@@ -13,6 +13,12 @@ use crate::ledger::{Error, Result, Source, View};
 /// What `render` says when the selection is empty.
 pub const NOTHING_TO_RENDER: &str = "no sources to render";
 
+/// `render`'s failure when the selection is empty: printed bare, as the reference does
+/// (exit 1).
+pub fn nothing_to_render() -> super::Failure {
+    super::Failure::failed(NOTHING_TO_RENDER).without_prefix()
+}
+
 /// The sources a Sources block lists, in id order: those cited in a draft (`cited`, the
 /// ids of [`draft::cited_ids`]) when given, else those in `only`, else all; `only`
 /// narrows `cited` too. Cited ids missing from the ledger are left out.

@@ -44,10 +44,7 @@ pub(super) fn report_verdict(
         Ok(())
     } else {
         // The verdict is printed above.
-        Err(CliError {
-            code: 1,
-            message: String::new(),
-        })
+        Err(CliError::reported())
     }
 }
 

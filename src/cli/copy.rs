@@ -36,9 +36,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let from = Ledger::new(location(&args.from)?, wait);
     let to = Ledger::new(location(&args.to)?, wait);
     if from.location() == to.location() {
-        return Err(CliError::usage(
-            "FROM and TO are the same ledger — name another TO",
-        ));
+        return Err(CliError::usage("FROM and TO are the same ledger").hint("name another TO"));
     }
     let copied = from.copy_to(&to)?;
     writeln!(

@@ -36,10 +36,10 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
             .file()
             .is_some_and(|ledger| same_file(path, ledger))
     {
-        return Err(CliError::usage(format!(
-            "--output {} is the ledger itself — choose another file",
-            path.display()
-        )));
+        return Err(
+            CliError::usage(format!("--output {} is the ledger itself", path.display()))
+                .hint("choose another file"),
+        );
     }
     let view = env.ledger.view(args.epoch)?;
     let write = |out: &mut dyn Write| -> Result<u64, CliError> {

@@ -1,6 +1,8 @@
 //! The command line: argument parsing, the ledger path rules, output and exit codes.
 //!
-//! The only module that touches the terminal or the environment. Each subcommand lives in
+//! The only module that touches the terminal or the environment (beside `app`, which
+//! reads `$CITE_ACTOR` for the context of a call, and stdin for `-`, on the front ends'
+//! behalf). Each subcommand lives in
 //! its own file with its clap `Args` struct and a `run` function that turns raw arguments
 //! into a checked request, calls one ledger operation and prints the result.
 
@@ -31,8 +33,10 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-/// The CLI's name for the application's failure type: it exits with its code.
+/// The CLI's name for the application's failure type: it prints it on stderr and exits
+/// with the code of its kind.
 pub use crate::app::Failure as CliError;
+use crate::app::{self, Input, Kind, Reading};
 
 use crate::ledger::{Context, Ledger};
 use crate::store::Location;
@@ -139,21 +143,6 @@ fn ledger_location(flag: Option<PathBuf>) -> Result<Location, CliError> {
     }
 }
 
-/// Who is acting: the clock, this process, `$CITE_ACTOR`, and the command line.
-fn context(args: &[OsString]) -> Context {
-    Context {
-        now: time::OffsetDateTime::now_utc(),
-        pid: std::process::id(),
-        actor: std::env::var("CITE_ACTOR").ok().filter(|a| !a.is_empty()),
-        // The command line goes into the log, which is never rewritten: a PostgreSQL
-        // password given in `--ledger` must not.
-        command: args
-            .iter()
-            .map(|a| crate::store::pg::hide_password(&a.to_string_lossy()))
-            .collect(),
-    }
-}
-
 /// What a subcommand needs: the ledger, who is acting, and where output goes.
 pub struct Env<'a> {
     pub ledger: Ledger,
@@ -229,20 +218,20 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .and_then(|()| out.flush().map_err(CliError::from));
     match result {
         Ok(()) => 0,
-        Err(e) if e.code == 0 => 0,
+        Err(e) if e.kind == Kind::BrokenPipe => 0,
         // A hook that fails must not fail the agent's tool call: one line, exit 0.
         Err(e) if hook => {
-            let line = e.message.trim_start_matches("error: ").replace('\n', " — ");
+            let line = e.text().replace('\n', " — ");
             eprintln!("cite hook: {line}");
             0
         }
         Err(e) => {
             let _ = out.flush();
-            // Commands that print their own verdict (verify) fail with an empty message.
-            if !e.message.is_empty() {
-                eprintln!("{}", e.message);
+            // Commands that print their own verdict (verify, audit) have nothing to add.
+            if !e.kind.is_silent() {
+                eprintln!("{e}");
             }
-            e.code
+            e.exit_code()
         }
     }
 }
@@ -255,7 +244,7 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
     });
     let mut env = Env {
         ledger: Ledger::new(location, wait),
-        ctx: context(args),
+        ctx: app::context(args.iter().map(|a| a.to_string_lossy())),
         out,
     };
     match cli.command {
@@ -316,13 +305,5 @@ pub(crate) fn progress(
 
 /// Reads a named file, or stdin for `-`, as UTF-8 text.
 pub(crate) fn read_input(name: &std::path::Path) -> Result<String, CliError> {
-    use std::io::Read;
-    if name.as_os_str() == "-" {
-        let mut s = String::new();
-        io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| CliError::unreadable(std::path::Path::new("stdin"), &e))?;
-        return Ok(s);
-    }
-    Ok(crate::input::read_text(name)?)
+    Input::arg(name).read(Reading::Text)
 }

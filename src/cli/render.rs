@@ -59,10 +59,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let view = env.ledger.view(args.epoch)?;
     let (_, block) = report::block(&view, args.style, only.as_ref(), cited.as_ref())?;
     if block.is_empty() {
-        return Err(CliError {
-            code: 1,
-            message: report::NOTHING_TO_RENDER.into(),
-        });
+        return Err(report::nothing_to_render());
     }
     match (rewrite, &args.replace_in) {
         (Some(rewrite), Some(path)) => {

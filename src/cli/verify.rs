@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::app::report;
+use crate::app::{Input, Reading, report};
 use crate::draft::VerifyOptions;
-use crate::input;
 use crate::render;
 
 use super::{CliError, Env};
@@ -48,7 +47,7 @@ pub struct Args {
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     crate::app::check_min_coverage("--min-coverage", args.min_coverage)?;
-    let text = input::read_draft(&args.draft)?;
+    let text = Input::File(args.draft.clone()).read(Reading::Draft)?;
     let view = env.ledger.view(args.epoch)?;
     let opts = VerifyOptions {
         strict: args.strict,
@@ -79,9 +78,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     if verified.passed() {
         Ok(())
     } else {
-        Err(CliError {
-            code: verified.report.exit_code,
-            message: String::new(),
-        })
+        // The verdict is printed above.
+        Err(CliError::reported())
     }
 }

@@ -39,7 +39,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::app::Failure;
+use crate::app::{self, Failure};
 use crate::ledger::{Context, Ledger};
 
 use tools::{
@@ -182,21 +182,17 @@ impl Server {
     {
         let ledger = self.ledger.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let ctx = context(tool);
+            // Who is acting: now, this process, `$CITE_ACTOR`, `cite mcp TOOL`.
+            let ctx = app::context(["cite", "mcp", tool]);
             f(&ledger, &ctx)
         })
         .await;
         let outcome = match joined {
             Ok(outcome) => outcome,
-            Err(e) => {
-                let message = match e.try_into_panic() {
-                    Ok(payload) => {
-                        Failure::panicked(self.ledger.location().file(), payload.as_ref()).message
-                    }
-                    Err(e) => format!("error: {tool} did not finish: {e}"),
-                };
-                Err(tools::Refused(message))
-            }
+            Err(e) => Err(match e.try_into_panic() {
+                Ok(payload) => Failure::panicked(self.ledger.location().file(), payload.as_ref()),
+                Err(e) => Failure::internal(format!("{tool} did not finish: {e}")),
+            }),
         };
         match outcome {
             Ok(done) => {
@@ -204,18 +200,11 @@ impl Server {
                 result.structured_content = Some(done.structured);
                 result
             }
-            Err(refused) => CallToolResult::error(vec![ContentBlock::text(refused.0)]),
+            // The failure as the CLI prints it, hints included. (No structured content:
+            // an error result need not fit the tool's outputSchema, and clients check
+            // any structured content they get against it.)
+            Err(failure) => CallToolResult::error(vec![ContentBlock::text(failure.to_string())]),
         }
-    }
-}
-
-/// Who is acting for one call: now, this process, `$CITE_ACTOR`, `cite mcp TOOL`.
-fn context(tool: &str) -> Context {
-    Context {
-        now: time::OffsetDateTime::now_utc(),
-        pid: std::process::id(),
-        actor: std::env::var("CITE_ACTOR").ok().filter(|a| !a.is_empty()),
-        command: vec!["cite".into(), "mcp".into(), tool.into()],
     }
 }
 

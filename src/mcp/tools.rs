@@ -1,5 +1,5 @@
 //! The tools as synchronous functions: checked parameters in, the CLI's lines and a
-//! JSON value out, or the CLI's message when the input is refused.
+//! JSON value out, or the CLI's [`Failure`] when the input is refused.
 //!
 //! Each calls the same library functions as its CLI command ([`Ledger::add`],
 //! [`Ledger::ingest`], [`Ledger::quote`], [`Ledger::reset`], [`Ledger::view`],
@@ -20,16 +20,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::app::Failure;
-use crate::app::report;
+use crate::app::input::text_or_file;
+use crate::app::{Failure, Reading, report};
 use crate::draft::CitedEvidence;
 use crate::draft::{self, VerifyOptions};
-use crate::input::{self, InputError};
 use crate::ledger::{
     AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route,
 };
 use crate::render::{self, sources::IdSet, sources::Style};
-use crate::rewrite::{DraftRewrite, ReplaceInError, RewriteError};
+use crate::rewrite::DraftRewrite;
 
 use super::schema;
 
@@ -39,39 +38,9 @@ pub struct Done {
     pub structured: Value,
 }
 
-/// Refused input or a failed operation, worded as the CLI words it on stderr.
-#[derive(Debug)]
-pub struct Refused(pub String);
-
-impl From<crate::ledger::Error> for Refused {
-    fn from(e: crate::ledger::Error) -> Refused {
-        Refused(Failure::from(e).message)
-    }
-}
-
-impl From<RewriteError> for Refused {
-    fn from(e: RewriteError) -> Refused {
-        Refused(Failure::from(e).message)
-    }
-}
-
-impl From<ReplaceInError> for Refused {
-    fn from(e: ReplaceInError) -> Refused {
-        Refused(Failure::from(e).message)
-    }
-}
-
-impl From<InputError> for Refused {
-    fn from(e: InputError) -> Refused {
-        Refused(Failure::from(e).message)
-    }
-}
-
-fn usage(message: impl Into<String>) -> Refused {
-    Refused(Failure::usage(message).message)
-}
-
-pub type Outcome = Result<Done, Refused>;
+/// A tool's answer, or its failure: refused input or a failed operation, which the
+/// server answers with `isError` and the failure as the CLI shows it on stderr.
+pub type Outcome = Result<Done, Failure>;
 
 fn lines<I: IntoIterator<Item = String>>(lines: I) -> String {
     lines.into_iter().collect::<Vec<_>>().join("\n")
@@ -126,7 +95,7 @@ pub struct AddParams {
 
 pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
     if p.urls.is_empty() {
-        return Err(usage("give at least one URL in urls"));
+        return Err(Failure::usage("give at least one URL in urls"));
     }
     let ignored_title = render::ignored_title_note(p.title.is_some(), p.urls.len());
     let req = AddRequest {
@@ -189,7 +158,7 @@ pub fn ingest(ledger: &Ledger, ctx: &Context, p: IngestParams) -> Outcome {
         Value::String(text) => text,
         v @ (Value::Object(_) | Value::Array(_)) => v.to_string(),
         other => {
-            return Err(usage(format!(
+            return Err(Failure::usage(format!(
                 "json must be JSON text, an object or an array, not {other}"
             )));
         }
@@ -251,16 +220,12 @@ pub struct QuoteParams {
 }
 
 pub fn quote(ledger: &Ledger, ctx: &Context, p: QuoteParams) -> Outcome {
-    let page = match (p.evidence, &p.from) {
-        (Some(_), Some(_)) => {
-            return Err(usage(
-                "give the page text as evidence or a file path as from, not both",
-            ));
-        }
-        (Some(text), None) => Some(text),
-        (None, Some(path)) => Some(input::read_text(path)?),
-        (None, None) => None,
-    };
+    let page = text_or_file(
+        p.evidence,
+        p.from,
+        "give the page text as evidence or a file path as from, not both",
+        Reading::Text,
+    )?;
     let attached = ledger.quote(ctx, p.id, &p.text, page.as_deref())?;
     let note = render::shared_page_note(&attached.page_also_stored_for);
     done(
@@ -296,12 +261,12 @@ pub const LIST_LIMIT_MAX: u64 = 1000;
 pub fn list(ledger: &Ledger, p: ListParams) -> Outcome {
     let limit = p.limit.unwrap_or(LIST_LIMIT);
     if !(1..=LIST_LIMIT_MAX).contains(&limit) {
-        return Err(usage(format!(
+        return Err(Failure::usage(format!(
             "limit {limit} is out of range: give 1 to {LIST_LIMIT_MAX}"
         )));
     }
     let after = match &p.cursor {
-        Some(c) => ListRequest::after_cursor(c).map_err(usage)?,
+        Some(c) => ListRequest::after_cursor(c).map_err(Failure::usage)?,
         None => 0,
     };
     let req = ListRequest {
@@ -400,22 +365,23 @@ pub struct RenderParams {
     pub epoch: Option<u64>,
 }
 
+/// How `render` refuses a draft given more than one way.
+const ONE_WAY: &str = "give the draft one way: as text (draft), as a file path (cited_in), or as a file to rewrite (replace_in)";
+
 pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
     let only = p
         .only
         .as_deref()
         .map(IdSet::parse)
         .transpose()
-        .map_err(|e| usage(format!("only: {e}")))?;
+        .map_err(|e| Failure::usage(format!("only: {e}")))?;
     let given = [
         p.draft.is_some(),
         p.cited_in.is_some(),
         p.replace_in.is_some(),
     ];
     if given.iter().filter(|&&g| g).count() > 1 {
-        return Err(usage(
-            "give the draft one way: as text (draft), as a file path (cited_in), or as a file to rewrite (replace_in)",
-        ));
+        return Err(Failure::usage(ONE_WAY));
     }
     let rewrite = p
         .replace_in
@@ -425,11 +391,8 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
             DraftRewrite::open(path, &rerun)
         })
         .transpose()?;
-    let draft_text = match (p.draft, &p.cited_in) {
-        (Some(text), _) => Some(text),
-        (None, Some(path)) => Some(input::read_text(path)?),
-        (None, None) => None,
-    };
+    // Not both: refused above.
+    let draft_text = text_or_file(p.draft, p.cited_in, ONE_WAY, Reading::Text)?;
     let cited: Option<BTreeSet<u64>> = rewrite
         .as_ref()
         .map(DraftRewrite::text)
@@ -439,7 +402,7 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
     let view = ledger.view(p.epoch)?;
     let (picked, block) = report::block(&view, style, only.as_ref(), cited.as_ref())?;
     if block.is_empty() {
-        return Err(Refused(report::NOTHING_TO_RENDER.into()));
+        return Err(report::nothing_to_render());
     }
     let ids: Vec<u64> = picked.iter().map(|s| s.id).collect();
     let (text, rewritten) = match (rewrite, &p.replace_in) {
@@ -540,22 +503,16 @@ pub struct VerifyParams {
 }
 
 pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
-    crate::app::check_min_coverage("min_coverage", p.min_coverage)
-        .map_err(|f| Refused(f.message))?;
-    let text = match (p.draft, &p.path) {
-        (Some(_), Some(_)) => {
-            return Err(usage(
-                "give the draft as text (draft) or as a file path (path), not both",
-            ));
-        }
-        (Some(text), None) => text,
-        (None, Some(path)) => input::read_draft(path)?,
-        (None, None) => {
-            return Err(usage(
-                "give the draft to check, as text (draft) or as a file path (path)",
-            ));
-        }
-    };
+    crate::app::check_min_coverage("min_coverage", p.min_coverage)?;
+    let text = text_or_file(
+        p.draft,
+        p.path.clone(),
+        "give the draft as text (draft) or as a file path (path), not both",
+        Reading::Draft,
+    )?
+    .ok_or_else(|| {
+        Failure::usage("give the draft to check, as text (draft) or as a file path (path)")
+    })?;
     let view = ledger.view(p.epoch)?;
     let opts = VerifyOptions {
         strict: p.strict,

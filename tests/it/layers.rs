@@ -26,6 +26,12 @@ const NEVER: &[(&str, &[&str])] = &[
         &["store", "ledger", "app", "cli", "mcp", "render", "draft"],
     ),
     ("app", &["cli", "mcp"]),
+    // Below `app`, which turns their errors into its failure type.
+    (
+        "input",
+        &["store", "ledger", "app", "cli", "mcp", "render", "draft"],
+    ),
+    ("rewrite", &["ledger", "app", "cli", "mcp", "render"]),
     ("mcp", &["cli"]),
 ];
 
