@@ -76,6 +76,12 @@ impl Kept {
         Ok(Writable::Kept(slot))
     }
 
+    /// A read snapshot through the kept store, if it is open.
+    pub(super) fn read(&self) -> Option<crate::store::Reader> {
+        let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        slot.as_ref().and_then(|s| s.read().ok())
+    }
+
     /// Queues `req` for the next group commit and waits for its answer; `None` once the
     /// committer has stopped ([`Ledger::close_kept`]): the caller then writes it alone.
     pub(super) fn add(&self, ctx: &Context, req: AddRequest) -> Option<Result<Added>> {
@@ -117,7 +123,19 @@ impl Kept {
             let ctx = batch[0].ctx.clone();
             let (answers, reqs): (Vec<_>, Vec<_>) =
                 batch.into_iter().map(|w| (w.answer, w.req)).unzip();
-            let results = ledger.add_together(&ctx, reqs);
+            // Offered to the other servers of this ledger file first: whichever commits
+            // next commits these too (`spool.rs`).
+            let offer = ledger
+                .location
+                .file()
+                .and_then(|path| super::spool::offer(&super::spool::folder(path), &ctx, &reqs));
+            let results = match offer.as_ref().filter(|o| wait_for_others(&ledger, o)) {
+                Some(_) => ledger
+                    .answers_on_disk(&ctx, &reqs)
+                    .unwrap_or_else(|| ledger.add_together(&ctx, reqs, offer.as_ref())),
+                None => ledger.add_together(&ctx, reqs, offer.as_ref()),
+            };
+            drop(offer);
             if results.iter().any(|r| matches!(r, Err(Error::Store(_)))) {
                 *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
             }
@@ -125,6 +143,32 @@ impl Kept {
                 let _ = answer.send(result);
             }
         }
+    }
+}
+
+/// How long a server watches for its offer to be committed by another before it waits
+/// for its own turn: a turn is a millisecond or two, and a long hold (a rebuild) is
+/// better waited for in the kernel than by polling.
+const WATCH: Duration = Duration::from_millis(20);
+
+/// While another process holds the writer lock, waits for it to commit this server's
+/// offer; true once it has (the answers are then on disk), false as soon as the lock is
+/// free or [`WATCH`] is over (this server then writes its adds itself).
+fn wait_for_others(ledger: &Ledger, offer: &super::spool::Offer) -> bool {
+    let Some(path) = ledger.location.file() else {
+        return false;
+    };
+    let deadline = std::time::Instant::now() + WATCH.min(ledger.wait);
+    let mut pause = Duration::from_micros(20);
+    loop {
+        if offer.is_done() {
+            return true;
+        }
+        if !crate::store::lock::is_busy(path) || std::time::Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_micros(100));
     }
 }
 

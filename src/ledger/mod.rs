@@ -9,6 +9,7 @@ mod copy;
 pub mod import;
 pub mod ingest;
 mod kept;
+mod spool;
 pub mod url;
 mod view;
 
@@ -19,6 +20,7 @@ pub use view::{
     SourceDetail, SourceEntry, View,
 };
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -77,6 +79,10 @@ pub enum Error {
     CommittedTogether(String),
     #[error("there is no ledger at {0} to copy — check the FROM location")]
     NothingToCopy(String),
+    /// An add another server offered failed in this server's transaction: it is written
+    /// again without the offers (never shown).
+    #[error("an add offered by another server failed")]
+    OfferedAddFailed,
 }
 
 impl Error {
@@ -377,7 +383,17 @@ impl Ledger {
     /// request, in order. A request refused on its own (a value that is not a URL, a bad
     /// date) is refused alone; if the transaction fails, every request in it fails and
     /// nothing of any is written.
-    fn add_together(&self, ctx: &Context, reqs: Vec<AddRequest>) -> Vec<Result<Added>> {
+    ///
+    /// With `own` (this server's offer of `reqs` in the ledger's spool, `spool.rs`), the
+    /// adds other servers offered are registered first, under their own origins, and the
+    /// offer is withdrawn. A failure in an offered add only drops the offers: this
+    /// server's adds are written again without them.
+    fn add_together(
+        &self,
+        ctx: &Context,
+        reqs: Vec<AddRequest>,
+        own: Option<&spool::Offer>,
+    ) -> Vec<Result<Added>> {
         let mut results: Vec<Option<Result<Added>>> = Vec::with_capacity(reqs.len());
         let mut ready = Vec::new();
         for (i, req) in reqs.iter().enumerate() {
@@ -391,14 +407,43 @@ impl Ledger {
         }
         if !ready.is_empty() {
             let positions: Vec<usize> = ready.iter().map(|(i, _)| *i).collect();
+            let folder = own.and_then(|o| o.path().parent().map(Path::to_path_buf));
+            let mut share = folder.is_some();
+            let taken = std::cell::RefCell::new(Vec::new());
             let written = self.open_write().and_then(|store| {
-                store.write(&ctx.origin(), self.wait, |w| {
-                    let mut out = Vec::with_capacity(ready.len());
-                    for (i, r) in ready.clone() {
-                        out.push((i, register_in(w, r, &mut |_, _| {})?));
+                loop {
+                    let sharing = share;
+                    let written = store.write_then(
+                        &ctx.origin(),
+                        self.wait,
+                        |w| {
+                            taken.borrow_mut().clear();
+                            if sharing && let Some(folder) = &folder {
+                                let others =
+                                    spool::take_others(folder, own.map(spool::Offer::path));
+                                for group in others {
+                                    taken.borrow_mut().push(group.path.clone());
+                                    self.register_offered(w, group)?;
+                                }
+                                w.start_group(ctx.origin());
+                            }
+                            let mut out = Vec::with_capacity(ready.len());
+                            for (i, r) in ready.clone() {
+                                out.push((i, register_in(w, r, &mut |_, _| {})?));
+                            }
+                            Ok::<_, Error>(out)
+                        },
+                        &mut || {
+                            // Marked while the lock is held, so that a server waiting on its offer
+                            // sees the mark before it could take a turn of its own.
+                            spool::mark_done(&taken.borrow());
+                        },
+                    );
+                    match written {
+                        Err(Error::OfferedAddFailed) if sharing => share = false,
+                        written => break written,
                     }
-                    Ok::<_, Error>(out)
-                })
+                }
             });
             match written {
                 Ok(out) => {
@@ -421,6 +466,59 @@ impl Ledger {
             .into_iter()
             .map(|r| r.expect("every request has a result"))
             .collect()
+    }
+
+    /// The answers to `reqs` read from the ledger, for adds another server has committed
+    /// (see `spool.rs`): what `add` answers for URLs registered before. `None` when any
+    /// of them is not registered after all; the caller then writes them itself.
+    fn answers_on_disk(&self, ctx: &Context, reqs: &[AddRequest]) -> Option<Vec<Result<Added>>> {
+        let reader = self.kept.as_ref()?.read()?;
+        let view = View::of(reader).ok()?;
+        let mut out = Vec::with_capacity(reqs.len());
+        for req in reqs {
+            if req.snapshot.is_some() {
+                return None;
+            }
+            let r = match self.prepare_add(ctx, req) {
+                Ok(r) => r,
+                Err(e) => {
+                    out.push(Err(e));
+                    continue;
+                }
+            };
+            let mut sources = Vec::with_capacity(r.candidates.len());
+            for c in &r.candidates {
+                let id = view.lookup(&c.url).ok()??;
+                let source = view.source(id).ok()?;
+                if !c.title.is_empty() && source.title.is_empty() {
+                    return None;
+                }
+                sources.push(source);
+            }
+            out.push(Ok(Added {
+                sources,
+                page_also_stored_for: Vec::new(),
+            }));
+        }
+        Some(out)
+    }
+
+    /// Registers the adds one other server offered, under its origin. An add refused on
+    /// its own (not a URL) is skipped: its server is told so when it writes it itself.
+    fn register_offered(&self, w: &mut Writer<'_>, group: spool::Group) -> Result<()> {
+        let ready: Vec<Registration> = group
+            .adds
+            .iter()
+            .filter_map(|req| self.prepare_add(&group.ctx, req).ok())
+            .collect();
+        if ready.is_empty() {
+            return Ok(());
+        }
+        w.start_group(group.ctx.origin());
+        for r in ready {
+            register_in(w, r, &mut |_, _| {}).map_err(|_| Error::OfferedAddFailed)?;
+        }
+        Ok(())
     }
 
     /// Checks an add and makes its candidates: everything [`Ledger::add`] refuses is

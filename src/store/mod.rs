@@ -263,27 +263,46 @@ impl Store {
         &self,
         origin: &Origin,
         wait: Duration,
+        f: impl FnMut(&mut Writer<'_>) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        self.write_then(origin, wait, f, &mut || {})
+    }
+
+    /// [`Store::write`], running `committed` once the commit is durable and before the
+    /// writer lock is let go (on PostgreSQL, just after).
+    pub fn write_then<T, E>(
+        &self,
+        origin: &Origin,
+        wait: Duration,
         mut f: impl FnMut(&mut Writer<'_>) -> Result<T, E>,
+        committed: &mut dyn FnMut(),
     ) -> Result<T, E>
     where
         E: From<StoreError>,
     {
         let mut out: Option<Result<T, E>> = None;
-        let written = self.backend.write(wait, &mut |tables| {
-            out = None;
-            let mut writer = Writer::new(tables, origin)?;
-            match f(&mut writer) {
-                Ok(v) => {
-                    let changed = writer.finish()?;
-                    out = Some(Ok(v));
-                    Ok(changed)
+        let written = self.backend.write(
+            wait,
+            &mut |tables| {
+                out = None;
+                let mut writer = Writer::new(tables, origin)?;
+                match f(&mut writer) {
+                    Ok(v) => {
+                        let changed = writer.finish()?;
+                        out = Some(Ok(v));
+                        Ok(changed)
+                    }
+                    Err(e) => {
+                        out = Some(Err(e));
+                        Err(StoreError::Abandoned)
+                    }
                 }
-                Err(e) => {
-                    out = Some(Err(e));
-                    Err(StoreError::Abandoned)
-                }
-            }
-        });
+            },
+            committed,
+        );
         match (written, out) {
             (Ok(()), Some(Ok(v))) => Ok(v),
             (Err(StoreError::Abandoned), Some(Err(e))) => Err(e),
@@ -295,7 +314,7 @@ impl Store {
     /// Runs `body` in one write transaction of the backend, below the log's own rules:
     /// for a rebuild, which recomputes the views.
     fn write_tables(&self, wait: Duration, body: &mut WriteBody<'_>) -> Result<(), StoreError> {
-        self.backend.write(wait, body)
+        self.backend.write(wait, body, &mut || {})
     }
 }
 
@@ -458,7 +477,10 @@ fn read_quotes(
 /// One write transaction in progress: appends records and keeps the views in step.
 pub struct Writer<'t> {
     origin: &'t Origin,
-    /// The seq of this transaction's first record, once there is one.
+    /// The origin of the records appended since [`Writer::start_group`], if it was called.
+    group: Option<Origin>,
+    /// The seq of the first record of this transaction (or of its current group), once
+    /// there is one.
     first: Option<Seq>,
     tables: &'t mut dyn TablesMut,
     head: Head,
@@ -486,12 +508,22 @@ impl<'t> Writer<'t> {
         check_head(&*tables, &head)?;
         Ok(Writer {
             origin,
+            group: None,
             first: None,
             tables,
             head,
             tally,
             dirty: false,
         })
+    }
+
+    /// Gives the records appended from now on `origin`, not the transaction's: a group of
+    /// records another process asked for, written in this transaction (a server's
+    /// shared commit). The group's first record carries the origin; its others point at
+    /// that one, as a transaction's do.
+    pub fn start_group(&mut self, origin: Origin) {
+        self.group = Some(origin);
+        self.first = None;
     }
 
     /// The current epoch, as of the events appended so far.
@@ -599,7 +631,7 @@ impl<'t> Writer<'t> {
             .map_err(|reason| StoreError::Invariant { seq: seq.0, reason })?;
         materialize::apply(&mut *self.tables, seq, &event)?;
         let provenance = match self.first {
-            None => Provenance::Origin(self.origin.clone()),
+            None => Provenance::Origin(self.group.clone().unwrap_or_else(|| self.origin.clone())),
             Some(first) => Provenance::SameAs(first),
         };
         let record = Record {

@@ -270,3 +270,65 @@ fn a_stopped_idle_server_holds_up_no_writer_and_no_maintenance() {
     assert_eq!(added(&mcp).0, 4);
     assert!(sb.ok(&["audit"]).starts_with("audit OK"));
 }
+
+/// Servers of one ledger file share commits (issue 11): adds another server offered in
+/// the ledger's spool are written by the next commit, each under the origin of the
+/// process that asked, and the offer is gone; an offer that does not parse is dropped.
+/// (The offering side is `spool::offer`, unit-tested in the crate; here a file stands in
+/// for a server waiting for the lock.)
+#[test]
+fn a_commit_writes_the_adds_other_servers_offered_under_their_origins() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://first.example/"]);
+    let spool = sb.path().join(".ledger.redb.spool");
+    std::fs::create_dir_all(&spool).unwrap();
+    let offered = json!({
+        "at_ns": 1_700_000_000_000_000_000i128,
+        "pid": 3_999_999,
+        "actor": "agent-b",
+        "command": ["cite", "mcp"],
+        "adds": [
+            {"urls": ["https://offered.example/1", "https://offered.example/2"],
+             "title": null, "accessed": null, "via": "web"},
+            {"urls": ["not a url at all"], "title": null, "accessed": null, "via": null},
+        ],
+    });
+    // Named after a process that does not exist: its mark is removed by a later commit.
+    std::fs::write(spool.join("3999999-0.req"), offered.to_string()).unwrap();
+    std::fs::write(spool.join("3999998-0.req"), b"{torn").unwrap();
+
+    let mut mcp = start(&sb.ledger);
+    send_add(&mut mcp, 1, "https://mine.example/");
+    let (id, url) = added(&mcp);
+    assert_eq!(url, "https://mine.example");
+    assert_eq!(id, 4, "the offered adds come first: [2] and [3]");
+    send_add(&mut mcp, 2, "https://mine.example/2");
+    assert_eq!(added(&mcp).0, 5);
+    mcp.shutdown();
+
+    let entries: Vec<Value> = serde_json::from_str(&sb.ok(&["log", "--json"])).unwrap();
+    let offered_first = entries
+        .iter()
+        .find(|e| e["event"]["url"] == "https://offered.example/1")
+        .expect("the offered add is in the log");
+    assert_eq!(offered_first["pid"], 3_999_999, "{offered_first}");
+    assert_eq!(offered_first["actor"], "agent-b", "{offered_first}");
+    assert_eq!(offered_first["event"]["via"], "web", "{offered_first}");
+    let second = entries
+        .iter()
+        .find(|e| e["event"]["url"] == "https://offered.example/2")
+        .unwrap();
+    assert_eq!(
+        second["same_transaction_as"], offered_first["seq"],
+        "{second}"
+    );
+    let mine = entries
+        .iter()
+        .find(|e| e["event"]["url"] == "https://mine.example")
+        .unwrap();
+    assert_ne!(mine["pid"], 3_999_999, "{mine}");
+    assert!(mine.get("same_transaction_as").is_none(), "{mine}");
+    assert!(sb.ok(&["audit"]).starts_with("audit OK: 5 records"));
+    let left: Vec<_> = std::fs::read_dir(&spool).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}

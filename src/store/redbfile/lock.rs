@@ -75,6 +75,22 @@ pub fn lock_path(ledger: &Path) -> PathBuf {
     PathBuf::from(os)
 }
 
+/// Whether another process holds the writer lock of `ledger` now (a snapshot: it may be
+/// free a moment later). Takes the lock for an instant to find out, so it is false also
+/// when the sidecar cannot be opened.
+pub fn is_busy(ledger: &Path) -> bool {
+    let Ok(file) = open_sidecar(&lock_path(ledger)) else {
+        return false;
+    };
+    match FileExt::try_lock(&file) {
+        Ok(()) => {
+            let _ = FileExt::unlock(&file);
+            false
+        }
+        Err(_) => true,
+    }
+}
+
 /// Takes the lock on `ledger`'s sidecar in `mode`, waiting at most `wait`.
 pub fn acquire(ledger: &Path, mode: LockMode, wait: Duration) -> Result<LedgerLock, StoreError> {
     let path = lock_path(ledger);
