@@ -2,6 +2,8 @@
 //! hash chain and `export --format jsonl` are the same), the snapshots, and views
 //! recomputed from the log; then the copy is audited.
 
+use std::path::Path;
+
 use super::{AuditReport, Error, Ledger, Result};
 use crate::store::{LockMode, Store};
 
@@ -19,14 +21,31 @@ pub struct Copied {
 impl Ledger {
     /// Copies this ledger into `to`, which must hold no record yet (a new file, an empty
     /// database), in one transaction, then audits `to`. Nothing of the copy is written
-    /// when this ledger's log does not check out or `to` is not empty.
+    /// when this ledger's log does not check out or `to` is not empty, and a new file
+    /// made for the copy is removed again.
     pub fn copy_to(&self, to: &Ledger) -> Result<Copied> {
         let from = Store::open_read(&self.location, self.wait)?
             .ok_or_else(|| Error::NothingToCopy(self.location.to_string()))?;
+        let new_file = to
+            .location
+            .file()
+            .filter(|p| std::fs::symlink_metadata(p).is_err())
+            .map(Path::to_path_buf);
         let copied = {
             let reader = from.read()?;
             let target = Store::open_write(&to.location, LockMode::Maintenance, to.wait)?;
-            target.copy_from(&reader, to.wait)?
+            match target.copy_from(&reader, to.wait) {
+                Ok(c) => c,
+                Err(e) => {
+                    // Removed while the maintenance lock is still held, so no other
+                    // writer can have put anything in it. (The lock file stays: a lock
+                    // file is never removed.)
+                    if let Some(path) = new_file {
+                        let _ = std::fs::remove_file(&path);
+                    }
+                    return Err(e.into());
+                }
+            }
         };
         drop(from);
         let audit = to.audit()?;

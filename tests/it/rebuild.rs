@@ -173,3 +173,36 @@ fn rebuild_of_a_missing_ledger_creates_nothing() {
     );
     assert!(!sb.ledger.exists());
 }
+
+/// `cite copy` checks the log it copies as a rebuild does: a broken record refuses the
+/// copy, names the record, and leaves no new ledger file behind.
+#[test]
+fn copy_refuses_a_broken_log_and_leaves_no_target() {
+    let sb = Sandbox::new();
+    varied(&sb);
+    let mut bytes = record_bytes(&sb.ledger, 6);
+    bytes.push(0);
+    tamper(&sb.ledger, |txn| {
+        txn.open_table(cite::store::redbfile::tables::EVENTS)
+            .unwrap()
+            .insert(6, bytes.as_slice())
+            .unwrap();
+    });
+    let to = sb.path().join("copy.redb");
+    let out = crate::util::cite_bin()
+        .args(["copy", sb.ledger.to_str().unwrap(), to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: record 6 is corrupted: record has 1 trailing byte(s)"),
+        "{stderr}"
+    );
+    assert!(
+        !to.exists(),
+        "a half-made copy was left at {}",
+        to.display()
+    );
+}
