@@ -123,18 +123,30 @@ impl Kept {
             let ctx = batch[0].ctx.clone();
             let (answers, reqs): (Vec<_>, Vec<_>) =
                 batch.into_iter().map(|w| (w.answer, w.req)).unzip();
-            // Offered to the other servers of this ledger file first: whichever commits
-            // next commits these too (`spool.rs`).
-            let offer = ledger
-                .location
-                .file()
-                .and_then(|path| super::spool::offer(&super::spool::folder(path), &ctx, &reqs));
-            let results = match offer.as_ref().filter(|o| wait_for_others(&ledger, o)) {
-                Some(_) => ledger
-                    .answers_on_disk(&ctx, &reqs)
-                    .unwrap_or_else(|| ledger.add_together(&ctx, reqs, offer.as_ref())),
-                None => ledger.add_together(&ctx, reqs, offer.as_ref()),
+            // While another server holds the writer lock, these are offered to it first:
+            // whichever commits next commits them too (`spool.rs`). With the lock free
+            // there is no one to offer them to, and no file is written.
+            let path = ledger.location.file();
+            let folder = path.map(super::spool::folder);
+            let watch = path.and_then(crate::store::lock::Watch::open);
+            let offer = match (&folder, &watch) {
+                (Some(folder), Some(watch)) if watch.busy() => {
+                    super::spool::offer(folder, &ctx, &reqs)
+                }
+                _ => None,
             };
+            let done = match (&offer, &watch) {
+                (Some(offer), Some(watch)) => wait_for_others(&ledger, watch, offer),
+                _ => false,
+            };
+            let on_disk = if done {
+                ledger.answers_on_disk(&ctx, &reqs)
+            } else {
+                None
+            };
+            let results = on_disk.unwrap_or_else(|| {
+                ledger.add_together(&ctx, reqs, folder.as_deref(), offer.as_ref())
+            });
             drop(offer);
             if results.iter().any(|r| matches!(r, Err(Error::Store(_)))) {
                 *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
@@ -154,17 +166,18 @@ const WATCH: Duration = Duration::from_millis(20);
 /// While another process holds the writer lock, waits for it to commit this server's
 /// offer; true once it has (the answers are then on disk), false as soon as the lock is
 /// free or [`WATCH`] is over (this server then writes its adds itself).
-fn wait_for_others(ledger: &Ledger, offer: &super::spool::Offer) -> bool {
-    let Some(path) = ledger.location.file() else {
-        return false;
-    };
+fn wait_for_others(
+    ledger: &Ledger,
+    watch: &crate::store::lock::Watch,
+    offer: &super::spool::Offer,
+) -> bool {
     let deadline = std::time::Instant::now() + WATCH.min(ledger.wait);
     let mut pause = Duration::from_micros(20);
     loop {
         if offer.is_done() {
             return true;
         }
-        if !crate::store::lock::is_busy(path) || std::time::Instant::now() >= deadline {
+        if !watch.busy() || std::time::Instant::now() >= deadline {
             return false;
         }
         thread::sleep(pause);

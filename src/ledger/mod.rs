@@ -384,14 +384,15 @@ impl Ledger {
     /// date) is refused alone; if the transaction fails, every request in it fails and
     /// nothing of any is written.
     ///
-    /// With `own` (this server's offer of `reqs` in the ledger's spool, `spool.rs`), the
-    /// adds other servers offered are registered first, under their own origins, and the
-    /// offer is withdrawn. A failure in an offered add only drops the offers: this
-    /// server's adds are written again without them.
+    /// With `spool` (the ledger's spool folder, `spool.rs`), the adds other servers
+    /// offered there are registered first, under their own origins, and `own` (this
+    /// server's offer of `reqs`, if it made one) is withdrawn. A failure in an offered add
+    /// only drops the offers: this server's adds are written again without them.
     fn add_together(
         &self,
         ctx: &Context,
         reqs: Vec<AddRequest>,
+        spool: Option<&Path>,
         own: Option<&spool::Offer>,
     ) -> Vec<Result<Added>> {
         let mut results: Vec<Option<Result<Added>>> = Vec::with_capacity(reqs.len());
@@ -407,8 +408,7 @@ impl Ledger {
         }
         if !ready.is_empty() {
             let positions: Vec<usize> = ready.iter().map(|(i, _)| *i).collect();
-            let folder = own.and_then(|o| o.path().parent().map(Path::to_path_buf));
-            let mut share = folder.is_some();
+            let mut share = spool.is_some();
             let taken = std::cell::RefCell::new(Vec::new());
             let written = self.open_write().and_then(|store| {
                 loop {
@@ -418,7 +418,7 @@ impl Ledger {
                         self.wait,
                         |w| {
                             taken.borrow_mut().clear();
-                            if sharing && let Some(folder) = &folder {
+                            if sharing && let Some(folder) = spool {
                                 let others =
                                     spool::take_others(folder, own.map(spool::Offer::path));
                                 for group in others {

@@ -34,7 +34,8 @@ pub struct Pending {
     events: Vec<(u64, Vec<u8>)>,
     snapshots: BTreeMap<Vec<u8>, Vec<u8>>,
     bytes: usize,
-    /// Rows put, sent or not (for the statistics after a bulk write).
+    /// Rows put in this transaction, sent or not (for the statistics after a bulk
+    /// write); kept across [`Pending::take_sql`].
     pub rows: u64,
 }
 
@@ -62,6 +63,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 impl Pending {
+    /// Nothing is waiting to be sent.
     pub fn is_empty(&self) -> bool {
         self.bytes == 0
     }
@@ -120,6 +122,7 @@ impl Pending {
     pub fn take_sql(&mut self) -> String {
         let mut sql = String::with_capacity(self.bytes * 2 + 256);
         let p = std::mem::take(self);
+        self.rows = p.rows;
         insert(
             &mut sql,
             "cite_events (seq, record)",

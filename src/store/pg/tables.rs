@@ -4,7 +4,7 @@
 //! prepared statement to keep.
 
 use std::borrow::BorrowMut;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
 use postgres::types::{ToSql, Type};
@@ -63,8 +63,6 @@ pub struct PgTables<C: BorrowMut<Client>> {
     target: Target,
     pending: RefCell<Pending>,
     known: RefCell<Known>,
-    /// Rows this transaction put, sent or not.
-    rows: Cell<u64>,
 }
 
 type Param<'a> = (&'a (dyn ToSql + Sync), Type);
@@ -90,13 +88,12 @@ impl<C: BorrowMut<Client>> PgTables<C> {
             target: target.clone(),
             pending: RefCell::new(Pending::default()),
             known: RefCell::new(Known::default()),
-            rows: Cell::new(0),
         }
     }
 
     /// How many rows this transaction put.
     pub fn rows_written(&self) -> u64 {
-        self.rows.get()
+        self.pending.borrow().rows
     }
 
     /// The writes not yet sent, as SQL, to go with the commit.
@@ -121,6 +118,21 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         Ok(self.query(sql, params)?.first().map(|r| r.get(0)))
     }
 
+    /// Runs `sql`, a page of a table keyed (epoch, id, n): `$1..$3` the key to start
+    /// after (before every key when `None`), `$4` the page size.
+    fn key3_page(&self, sql: &str, after: Option<Key3>, n: usize) -> StoreResult<Vec<Row>> {
+        let (e, i, k) = after.map_or((-1, -1, -1), |(e, i, k)| (big(e), big(i), big(k)));
+        self.query(
+            sql,
+            &[
+                (&e, Type::INT8),
+                (&i, Type::INT8),
+                (&k, Type::INT8),
+                (&limit(n), Type::INT8),
+            ],
+        )
+    }
+
     /// Sends the pending writes.
     fn flush(&self) -> StoreResult<()> {
         if self.pending.borrow().is_empty() {
@@ -140,7 +152,6 @@ impl<C: BorrowMut<Client>> PgTables<C> {
 
     /// Counts a put, and sends what is pending once it is large.
     fn put(&self, f: impl FnOnce(&mut Pending)) -> StoreResult<()> {
-        self.rows.set(self.rows.get() + 1);
         f(&mut self.pending.borrow_mut());
         if self.pending.borrow().is_large() {
             self.flush()?;
@@ -323,16 +334,11 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn quote_page(&self, after: Option<Key3>, n: usize) -> StoreResult<Vec<(Key3, Vec<u8>)>> {
-        let (e, i, k) = after.map_or((-1, -1, -1), |(e, i, k)| (big(e), big(i), big(k)));
-        let rows = self.query(
+        let rows = self.key3_page(
             "SELECT epoch, id, n, row FROM cite_quotes WHERE (epoch, id, n) > ($1, $2, $3) \
              ORDER BY epoch, id, n LIMIT $4",
-            &[
-                (&e, Type::INT8),
-                (&i, Type::INT8),
-                (&k, Type::INT8),
-                (&limit(n), Type::INT8),
-            ],
+            after,
+            n,
         )?;
         Ok(rows
             .iter()
@@ -346,16 +352,11 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn history_page(&self, after: Option<Key3>, n: usize) -> StoreResult<Vec<Key3>> {
-        let (e, i, k) = after.map_or((-1, -1, -1), |(e, i, k)| (big(e), big(i), big(k)));
-        let rows = self.query(
+        let rows = self.key3_page(
             "SELECT epoch, id, seq FROM cite_history WHERE (epoch, id, seq) > ($1, $2, $3) \
              ORDER BY epoch, id, seq LIMIT $4",
-            &[
-                (&e, Type::INT8),
-                (&i, Type::INT8),
-                (&k, Type::INT8),
-                (&limit(n), Type::INT8),
-            ],
+            after,
+            n,
         )?;
         Ok(rows
             .iter()

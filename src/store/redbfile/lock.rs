@@ -75,19 +75,30 @@ pub fn lock_path(ledger: &Path) -> PathBuf {
     PathBuf::from(os)
 }
 
-/// Whether another process holds the writer lock of `ledger` now (a snapshot: it may be
-/// free a moment later). Takes the lock for an instant to find out, so it is false also
-/// when the sidecar cannot be opened.
-pub fn is_busy(ledger: &Path) -> bool {
-    let Ok(file) = open_sidecar(&lock_path(ledger)) else {
-        return false;
-    };
-    match FileExt::try_lock(&file) {
-        Ok(()) => {
-            let _ = FileExt::unlock(&file);
-            false
+/// The writer lock of a ledger, watched (by a server waiting for another to commit its
+/// adds): the sidecar opened once, looked at as often as needed.
+pub struct Watch {
+    file: File,
+}
+
+impl Watch {
+    /// `None` when the sidecar cannot be opened (then there is nothing to watch).
+    pub fn open(ledger: &Path) -> Option<Watch> {
+        open_sidecar(&lock_path(ledger))
+            .ok()
+            .map(|file| Watch { file })
+    }
+
+    /// Whether another process holds the lock now (a snapshot: it may be free a moment
+    /// later). Takes the lock for an instant to find out.
+    pub fn busy(&self) -> bool {
+        match FileExt::try_lock(&self.file) {
+            Ok(()) => {
+                let _ = FileExt::unlock(&self.file);
+                false
+            }
+            Err(_) => true,
         }
-        Err(_) => true,
     }
 }
 
