@@ -14,8 +14,9 @@ use std::ops::Deref;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use super::lead::{self, Role, Unanswered};
 use super::{AddRequest, Added, Context, Error, Ledger, Result};
 use crate::store::{Location, Store};
 
@@ -76,39 +77,50 @@ impl Kept {
         Ok(Writable::Kept(slot))
     }
 
-    /// A read snapshot through the kept store, if it is open.
-    pub(super) fn read(&self) -> Option<crate::store::Reader> {
-        let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
-        slot.as_ref().and_then(|s| s.read().ok())
-    }
-
     /// Queues `req` for the next group commit and waits for its answer; `None` once the
     /// committer has stopped ([`Ledger::close_kept`]): the caller then writes it alone.
     pub(super) fn add(&self, ctx: &Context, req: AddRequest) -> Option<Result<Added>> {
-        let (answer, answered) = mpsc::channel();
+        self.add_many(vec![(ctx.clone(), req)])
+            .and_then(|mut answers| answers.pop())
+    }
+
+    /// Queues `items` together (so they go in one commit) and waits for their answers,
+    /// one per item; `None` once the committer has stopped.
+    pub(super) fn add_many(&self, items: Vec<(Context, AddRequest)>) -> Option<Vec<Result<Added>>> {
+        let mut answered = Vec::with_capacity(items.len());
         {
             let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
             if queue.closing {
                 return None;
             }
-            queue.waiting.push(Waiting {
-                ctx: ctx.clone(),
-                req,
-                answer,
-            });
+            for (ctx, req) in items {
+                let (answer, rx) = mpsc::channel();
+                queue.waiting.push(Waiting { ctx, req, answer });
+                answered.push(rx);
+            }
         }
         self.arrived.notify_one();
         Some(
             answered
-                .recv()
-                .unwrap_or_else(|_| Err(Error::CommittedTogether("the committer stopped".into()))),
+                .into_iter()
+                .map(|rx| {
+                    rx.recv().unwrap_or_else(|_| {
+                        Err(Error::CommittedTogether("the committer stopped".into()))
+                    })
+                })
+                .collect(),
         )
     }
 
-    /// The committer: waits for adds, takes all that are queued, writes them in one
-    /// transaction, answers each. A failed write closes the store, so that the next one
-    /// opens the file afresh (it may have been replaced, or repaired).
+    /// The committer: waits for adds, takes all that are queued, has them written in one
+    /// transaction (by this process, or by the lead of the ledger's servers: `lead.rs`),
+    /// answers each. A failed write closes the store, so that the next one opens the
+    /// file afresh (it may have been replaced, or repaired).
     fn run(self: Arc<Self>, ledger: Ledger) {
+        let mut role = match ledger.location.file() {
+            Some(_) => Role::Unknown,
+            None => Role::Alone,
+        };
         loop {
             let batch = {
                 let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
@@ -120,34 +132,11 @@ impl Kept {
                 }
                 mem::take(&mut queue.waiting)
             };
-            let ctx = batch[0].ctx.clone();
-            let (answers, reqs): (Vec<_>, Vec<_>) =
-                batch.into_iter().map(|w| (w.answer, w.req)).unzip();
-            // While another server holds the writer lock, these are offered to it first:
-            // whichever commits next commits them too (`spool.rs`). With the lock free
-            // there is no one to offer them to, and no file is written.
-            let path = ledger.location.file();
-            let folder = path.map(super::spool::folder);
-            let watch = path.and_then(crate::store::lock::Watch::open);
-            let offer = match (&folder, &watch) {
-                (Some(folder), Some(watch)) if watch.busy() => {
-                    super::spool::offer(folder, &ctx, &reqs)
-                }
-                _ => None,
-            };
-            let done = match (&offer, &watch) {
-                (Some(offer), Some(watch)) => wait_for_others(&ledger, watch, offer),
-                _ => false,
-            };
-            let on_disk = if done {
-                ledger.answers_on_disk(&ctx, &reqs)
-            } else {
-                None
-            };
-            let results = on_disk.unwrap_or_else(|| {
-                ledger.add_together(&ctx, reqs, folder.as_deref(), offer.as_ref())
-            });
-            drop(offer);
+            let (answers, items): (Vec<_>, Vec<_>) = batch
+                .into_iter()
+                .map(|w| (w.answer, (w.ctx, w.req)))
+                .unzip();
+            let results = self.commit(&ledger, &mut role, items);
             if results.iter().any(|r| matches!(r, Err(Error::Store(_)))) {
                 *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
             }
@@ -156,32 +145,60 @@ impl Kept {
             }
         }
     }
-}
 
-/// How long a server watches for its offer to be committed by another before it waits
-/// for its own turn: a turn is a millisecond or two, and a long hold (a rebuild) is
-/// better waited for in the kernel than by polling.
-const WATCH: Duration = Duration::from_millis(20);
-
-/// While another process holds the writer lock, waits for it to commit this server's
-/// offer; true once it has (the answers are then on disk), false as soon as the lock is
-/// free or [`WATCH`] is over (this server then writes its adds itself).
-fn wait_for_others(
-    ledger: &Ledger,
-    watch: &crate::store::lock::Watch,
-    offer: &super::spool::Offer,
-) -> bool {
-    let deadline = std::time::Instant::now() + WATCH.min(ledger.wait);
-    let mut pause = Duration::from_micros(20);
-    loop {
-        if offer.is_done() {
-            return true;
+    /// Writes `items`: through the lead when another server holds it, else here. What
+    /// the lead did not register is written here, within what is left of `--wait`.
+    fn commit(
+        self: &Arc<Self>,
+        ledger: &Ledger,
+        role: &mut Role,
+        items: Vec<(Context, AddRequest)>,
+    ) -> Vec<Result<Added>> {
+        let start = Instant::now();
+        if let Role::Apart(until) = role
+            && start >= *until
+        {
+            *role = Role::Unknown;
         }
-        if !watch.busy() || std::time::Instant::now() >= deadline {
-            return false;
+        if let (Role::Unknown, Some(path)) = (&role, ledger.location.file()) {
+            *role = lead::elect(path, self);
         }
-        thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_micros(100));
+        let Role::Following(stream) = role else {
+            return ledger.add_together(&items);
+        };
+        // Only this process's own adds are sent: the lead never forwards.
+        let answer = match lead::ask(stream, &items, ledger.wait) {
+            Ok(answer) => answer,
+            Err(unanswered) => {
+                *role = match unanswered {
+                    Unanswered::Unresponsive => Role::Apart(start + lead::APART),
+                    Unanswered::Lost => Role::Unknown,
+                };
+                vec![None; items.len()]
+            }
+        };
+        let mut results: Vec<Option<Result<Added>>> =
+            answer.into_iter().map(|a| a.map(Ok)).collect();
+        let rest: Vec<(Context, AddRequest)> = items
+            .into_iter()
+            .zip(&results)
+            .filter(|(_, r)| r.is_none())
+            .map(|(item, _)| item)
+            .collect();
+        if !rest.is_empty() {
+            let alone = Ledger {
+                wait: lead::left(ledger.wait, start),
+                ..ledger.clone()
+            };
+            let mut written = alone.add_together(&rest).into_iter();
+            for slot in results.iter_mut().filter(|r| r.is_none()) {
+                *slot = written.next();
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.expect("every add has an answer"))
+            .collect()
     }
 }
 

@@ -9,7 +9,7 @@ mod copy;
 pub mod import;
 pub mod ingest;
 mod kept;
-mod spool;
+mod lead;
 pub mod url;
 mod view;
 
@@ -20,12 +20,11 @@ pub use view::{
     SourceDetail, SourceEntry, View,
 };
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
@@ -79,10 +78,6 @@ pub enum Error {
     CommittedTogether(String),
     #[error("there is no ledger at {0} to copy — check the FROM location")]
     NothingToCopy(String),
-    /// An add another server offered failed in this server's transaction: it is written
-    /// again without the offers (never shown).
-    #[error("an add offered by another server failed")]
-    OfferedAddFailed,
 }
 
 impl Error {
@@ -133,20 +128,20 @@ fn format_date(date: time::Date) -> String {
 
 /// A source as commands show it. Serializes like a `sources.py` ledger entry (`id`,
 /// `url`, `title`, `accessed`, `quotes` when there are any), plus `via` when set.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Source {
     pub id: u64,
     pub url: String,
     pub title: String,
     pub accessed: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quotes: Vec<Quote>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
 }
 
 /// A verbatim quote attached to a source.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Quote {
     pub text: String,
     /// The day it was attached, `YYYY-MM-DD`.
@@ -234,7 +229,7 @@ pub struct Attached {
 
 /// What `add` registered, and the other sources of the epoch its `--snapshot` page text
 /// is stored for (as far as [`SHARED_PAGE_LOOKBACK`] reaches).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Added {
     pub sources: Vec<Source>,
     pub page_also_stored_for: Vec<u64>,
@@ -328,6 +323,12 @@ struct Candidate {
     title: String,
 }
 
+/// Whether two origins are of one asker (one process, actor and command line), whose
+/// adds are one group in a shared commit whatever their times.
+fn same_asker(a: &Origin, b: &Origin) -> bool {
+    a.pid == b.pid && a.actor == b.actor && a.command == b.command
+}
+
 /// An add checked and ready to register.
 #[derive(Clone)]
 struct Registration {
@@ -380,85 +381,52 @@ impl Ledger {
     }
 
     /// Several adds in one durable transaction, for a group commit: one result per
-    /// request, in order. A request refused on its own (a value that is not a URL, a bad
-    /// date) is refused alone; if the transaction fails, every request in it fails and
-    /// nothing of any is written.
-    ///
-    /// With `spool` (the ledger's spool folder, `spool.rs`), the adds other servers
-    /// offered there are registered first, under their own origins, and `own` (this
-    /// server's offer of `reqs`, if it made one) is withdrawn. A failure in an offered add
-    /// only drops the offers: this server's adds are written again without them.
-    fn add_together(
-        &self,
-        ctx: &Context,
-        reqs: Vec<AddRequest>,
-        spool: Option<&Path>,
-        own: Option<&spool::Offer>,
-    ) -> Vec<Result<Added>> {
-        let mut results: Vec<Option<Result<Added>>> = Vec::with_capacity(reqs.len());
+    /// item, in order. An add refused on its own (a value that is not a URL, a bad date)
+    /// is refused alone; if the transaction fails, every add in it fails and nothing of
+    /// any is written. Each run of adds from one process is written under that process's
+    /// origin (a server commits other servers' adds too: `lead.rs`).
+    fn add_together(&self, items: &[(Context, AddRequest)]) -> Vec<Result<Added>> {
+        let mut results: Vec<Option<Result<Added>>> = Vec::with_capacity(items.len());
         let mut ready = Vec::new();
-        for (i, req) in reqs.iter().enumerate() {
+        for (i, (ctx, req)) in items.iter().enumerate() {
             match self.prepare_add(ctx, req) {
                 Ok(r) => {
-                    ready.push((i, r));
+                    ready.push((i, ctx.origin(), r));
                     results.push(None);
                 }
                 Err(e) => results.push(Some(Err(e))),
             }
         }
-        if !ready.is_empty() {
-            let positions: Vec<usize> = ready.iter().map(|(i, _)| *i).collect();
-            let mut share = spool.is_some();
-            let taken = std::cell::RefCell::new(Vec::new());
-            let written = self.open_write().and_then(|store| {
-                loop {
-                    let sharing = share;
-                    let written = store.write_then(
-                        &ctx.origin(),
-                        self.wait,
-                        |w| {
-                            taken.borrow_mut().clear();
-                            if sharing && let Some(folder) = spool {
-                                let others =
-                                    spool::take_others(folder, own.map(spool::Offer::path));
-                                for group in others {
-                                    taken.borrow_mut().push(group.path.clone());
-                                    self.register_offered(w, group)?;
-                                }
-                                w.start_group(ctx.origin());
-                            }
-                            let mut out = Vec::with_capacity(ready.len());
-                            for (i, r) in ready.clone() {
-                                out.push((i, register_in(w, r, &mut |_, _| {})?));
-                            }
-                            Ok::<_, Error>(out)
-                        },
-                        &mut || {
-                            // Marked while the lock is held, so that a server waiting on its offer
-                            // sees the mark before it could take a turn of its own.
-                            spool::mark_done(&taken.borrow());
-                        },
-                    );
-                    match written {
-                        Err(Error::OfferedAddFailed) if sharing => share = false,
-                        written => break written,
+        let Some((_, first, _)) = ready.first() else {
+            return results.into_iter().flatten().collect();
+        };
+        let written = self.open_write().and_then(|store| {
+            store.write(first, self.wait, |w| {
+                let mut out = Vec::with_capacity(ready.len());
+                let mut current = first;
+                for (i, origin, r) in &ready {
+                    if !same_asker(origin, current) {
+                        w.start_group(origin.clone());
+                        current = origin;
                     }
+                    out.push((*i, register_in(w, r.clone(), &mut |_, _| {})?));
                 }
-            });
-            match written {
-                Ok(out) => {
-                    for (i, added) in out {
-                        results[i] = Some(Ok(added));
-                    }
+                Ok::<_, Error>(out)
+            })
+        });
+        match written {
+            Ok(out) => {
+                for (i, added) in out {
+                    results[i] = Some(Ok(added));
                 }
-                Err(e) => {
-                    let reason = e.to_string();
-                    let mut first = Some(e);
-                    for i in positions {
-                        results[i] = Some(Err(first
-                            .take()
-                            .unwrap_or_else(|| Error::CommittedTogether(reason.clone()))));
-                    }
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                let mut first = Some(e);
+                for (i, _, _) in &ready {
+                    results[*i] = Some(Err(first
+                        .take()
+                        .unwrap_or_else(|| Error::CommittedTogether(reason.clone()))));
                 }
             }
         }
@@ -466,59 +434,6 @@ impl Ledger {
             .into_iter()
             .map(|r| r.expect("every request has a result"))
             .collect()
-    }
-
-    /// The answers to `reqs` read from the ledger, for adds another server has committed
-    /// (see `spool.rs`): what `add` answers for URLs registered before. `None` when any
-    /// of them is not registered after all; the caller then writes them itself.
-    fn answers_on_disk(&self, ctx: &Context, reqs: &[AddRequest]) -> Option<Vec<Result<Added>>> {
-        let reader = self.kept.as_ref()?.read()?;
-        let view = View::of(reader).ok()?;
-        let mut out = Vec::with_capacity(reqs.len());
-        for req in reqs {
-            if req.snapshot.is_some() {
-                return None;
-            }
-            let r = match self.prepare_add(ctx, req) {
-                Ok(r) => r,
-                Err(e) => {
-                    out.push(Err(e));
-                    continue;
-                }
-            };
-            let mut sources = Vec::with_capacity(r.candidates.len());
-            for c in &r.candidates {
-                let id = view.lookup(&c.url).ok()??;
-                let source = view.source(id).ok()?;
-                if !c.title.is_empty() && source.title.is_empty() {
-                    return None;
-                }
-                sources.push(source);
-            }
-            out.push(Ok(Added {
-                sources,
-                page_also_stored_for: Vec::new(),
-            }));
-        }
-        Some(out)
-    }
-
-    /// Registers the adds one other server offered, under its origin. An add refused on
-    /// its own (not a URL) is skipped: its server is told so when it writes it itself.
-    fn register_offered(&self, w: &mut Writer<'_>, group: spool::Group) -> Result<()> {
-        let ready: Vec<Registration> = group
-            .adds
-            .iter()
-            .filter_map(|req| self.prepare_add(&group.ctx, req).ok())
-            .collect();
-        if ready.is_empty() {
-            return Ok(());
-        }
-        w.start_group(group.ctx.origin());
-        for r in ready {
-            register_in(w, r, &mut |_, _| {}).map_err(|_| Error::OfferedAddFailed)?;
-        }
-        Ok(())
     }
 
     /// Checks an add and makes its candidates: everything [`Ledger::add`] refuses is

@@ -24,16 +24,6 @@ pub struct View {
 impl View {
     pub(super) fn new(store: Option<Store>, epoch: Option<u64>) -> Result<View> {
         let reader = store.as_ref().map(Store::read).transpose()?;
-        View::build(reader, store, epoch)
-    }
-
-    /// A view through a read snapshot of a store that stays open elsewhere (a server's
-    /// kept store) for as long as the view lives.
-    pub(super) fn of(reader: Reader) -> Result<View> {
-        View::build(Some(reader), None, None)
-    }
-
-    fn build(reader: Option<Reader>, store: Option<Store>, epoch: Option<u64>) -> Result<View> {
         let current = match &reader {
             None => Epoch::FIRST,
             Some(r) => r.epoch()?,

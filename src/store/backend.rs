@@ -134,14 +134,8 @@ pub trait Backend: Send {
     fn read(&self) -> StoreResult<Box<dyn Tables>>;
     /// Runs `body` in one write transaction and commits it durably when it returns
     /// `Ok(true)`; aborts it on `Ok(false)` or an error. A backend may run `body` again
-    /// after a conflict it can retry (a serialization failure), within `wait`. `committed`
-    /// runs once the commit is durable, while the writer lock is still held.
-    fn write(
-        &self,
-        wait: Duration,
-        body: &mut WriteBody<'_>,
-        committed: &mut dyn FnMut(),
-    ) -> StoreResult<()>;
+    /// after a conflict it can retry (a serialization failure), within `wait`.
+    fn write(&self, wait: Duration, body: &mut WriteBody<'_>) -> StoreResult<()>;
     /// Problems of the storage itself that a read of the tables does not see (a redb
     /// file's free pages); none where the engine checks itself.
     fn check(&self) -> StoreResult<Vec<Finding>>;

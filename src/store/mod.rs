@@ -263,46 +263,27 @@ impl Store {
         &self,
         origin: &Origin,
         wait: Duration,
-        f: impl FnMut(&mut Writer<'_>) -> Result<T, E>,
-    ) -> Result<T, E>
-    where
-        E: From<StoreError>,
-    {
-        self.write_then(origin, wait, f, &mut || {})
-    }
-
-    /// [`Store::write`], running `committed` once the commit is durable and before the
-    /// writer lock is let go (on PostgreSQL, just after).
-    pub fn write_then<T, E>(
-        &self,
-        origin: &Origin,
-        wait: Duration,
         mut f: impl FnMut(&mut Writer<'_>) -> Result<T, E>,
-        committed: &mut dyn FnMut(),
     ) -> Result<T, E>
     where
         E: From<StoreError>,
     {
         let mut out: Option<Result<T, E>> = None;
-        let written = self.backend.write(
-            wait,
-            &mut |tables| {
-                out = None;
-                let mut writer = Writer::new(tables, origin)?;
-                match f(&mut writer) {
-                    Ok(v) => {
-                        let changed = writer.finish()?;
-                        out = Some(Ok(v));
-                        Ok(changed)
-                    }
-                    Err(e) => {
-                        out = Some(Err(e));
-                        Err(StoreError::Abandoned)
-                    }
+        let written = self.backend.write(wait, &mut |tables| {
+            out = None;
+            let mut writer = Writer::new(tables, origin)?;
+            match f(&mut writer) {
+                Ok(v) => {
+                    let changed = writer.finish()?;
+                    out = Some(Ok(v));
+                    Ok(changed)
                 }
-            },
-            committed,
-        );
+                Err(e) => {
+                    out = Some(Err(e));
+                    Err(StoreError::Abandoned)
+                }
+            }
+        });
         match (written, out) {
             (Ok(()), Some(Ok(v))) => Ok(v),
             (Err(StoreError::Abandoned), Some(Err(e))) => Err(e),
@@ -314,7 +295,7 @@ impl Store {
     /// Runs `body` in one write transaction of the backend, below the log's own rules:
     /// for a rebuild, which recomputes the views.
     fn write_tables(&self, wait: Duration, body: &mut WriteBody<'_>) -> Result<(), StoreError> {
-        self.backend.write(wait, body, &mut || {})
+        self.backend.write(wait, body)
     }
 }
 

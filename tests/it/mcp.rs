@@ -29,6 +29,11 @@ impl Server {
         Server::start_with(ledger, &[])
     }
 
+    /// `cite --ledger LEDGER --wait SECONDS mcp`.
+    pub(crate) fn start_waiting(ledger: &Path, seconds: &str) -> Server {
+        Server::spawn_args(ledger, &["--wait", seconds], &[], None)
+    }
+
     /// `cite --ledger LEDGER mcp` run in the folder `dir`.
     pub(crate) fn start_in(ledger: &Path, dir: &Path) -> Server {
         Server::spawn(ledger, &[], Some(dir))
@@ -39,12 +44,22 @@ impl Server {
     }
 
     fn spawn(ledger: &Path, env: &[(&str, &str)], dir: Option<&Path>) -> Server {
+        Server::spawn_args(ledger, &[], env, dir)
+    }
+
+    fn spawn_args(
+        ledger: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        dir: Option<&Path>,
+    ) -> Server {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("cite"));
         if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
         cmd.arg("--ledger")
             .arg(ledger)
+            .args(args)
             .arg("mcp")
             .env_remove("CITE_LEDGER")
             .env_remove("HERMES_CITATION_LEDGER")

@@ -3,8 +3,11 @@
 //! maintenance still get in while the server is busy; a ledger moved into place under a
 //! running server takes its next writes.
 
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -271,55 +274,107 @@ fn a_stopped_idle_server_holds_up_no_writer_and_no_maintenance() {
     assert!(sb.ok(&["audit"]).starts_with("audit OK"));
 }
 
-/// Servers of one ledger file share commits (issue 11): adds another server offered in
-/// the ledger's spool are written by the next commit, each under the origin of the
-/// process that asked, and the offer is gone; an offer that does not parse is dropped.
-/// (The offering side is `spool::offer`, unit-tested in the crate; here a file stands in
-/// for a server waiting for the lock.)
+/// Where the lead of a sandbox ledger's servers listens.
+fn lead_socket(sb: &Sandbox) -> PathBuf {
+    sb.path().join("ledger.redb.sock")
+}
+
+/// Asks the lead as another server would: one frame (a little-endian u32 length, then
+/// JSON) out; back comes `+` (taken) and one frame. `None` when the lead hangs up instead
+/// (not answering at all fails the test).
+fn ask_lead(conn: &mut UnixStream, frame: &[u8]) -> Option<Value> {
+    conn.set_read_timeout(Some(TIMEOUT)).unwrap();
+    conn.write_all(&(frame.len() as u32).to_le_bytes()).unwrap();
+    conn.write_all(frame).unwrap();
+    let mut taken = [0u8; 1];
+    match conn.read_exact(&mut taken) {
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return None,
+        other => other.expect("the lead takes the ask or hangs up"),
+    }
+    assert_eq!(&taken, b"+");
+    let mut len = [0u8; 4];
+    conn.read_exact(&mut len)
+        .expect("an answer after the ask was taken");
+    let mut body = vec![0u8; u32::from_le_bytes(len) as usize];
+    conn.read_exact(&mut body).ok()?;
+    Some(serde_json::from_slice(&body).expect("the lead answers JSON"))
+}
+
+/// How many sockets the kernel lists at `path`: the lead's listener, and one per server
+/// connected to it.
+fn sockets_at(path: &Path) -> usize {
+    let table = std::fs::read_to_string("/proc/net/unix").unwrap();
+    let path = path.to_str().unwrap();
+    table.lines().filter(|l| l.ends_with(path)).count()
+}
+
+/// Servers of one ledger file share commits (issue 11): the first server to write leads,
+/// listening beside the ledger on a socket only its user may use; another server's adds
+/// sent there are written in the lead's commits, under the asking process's origin, and
+/// answered only once durable. An add the lead refuses is answered `null` (its server
+/// writes it itself, and reports its own error); a torn request is hung up on.
 #[test]
-fn a_commit_writes_the_adds_other_servers_offered_under_their_origins() {
+fn the_lead_writes_the_adds_other_servers_ask_under_their_origins() {
     let sb = Sandbox::new();
-    sb.ok(&["add", "https://first.example/"]);
-    let spool = sb.path().join(".ledger.redb.spool");
-    std::fs::create_dir_all(&spool).unwrap();
-    let offered = json!({
+    let mut mcp = start(&sb.ledger);
+    send_add(&mut mcp, 1, "https://mine.example/");
+    assert_eq!(added(&mcp).0, 1);
+    let socket = lead_socket(&sb);
+    let meta = std::fs::symlink_metadata(&socket).expect("the lead listens beside the ledger");
+    assert!(meta.file_type().is_socket());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+
+    let ask = json!({
         "at_ns": 1_700_000_000_000_000_000i128,
         "pid": 3_999_999,
         "actor": "agent-b",
         "command": ["cite", "mcp"],
         "adds": [
-            {"urls": ["https://offered.example/1", "https://offered.example/2"],
-             "title": null, "accessed": null, "via": "web"},
-            {"urls": ["not a url at all"], "title": null, "accessed": null, "via": null},
+            {"urls": ["https://asked.example/1", "https://asked.example/2"],
+             "title": null, "accessed": null, "via": "web", "snapshot": null},
+            {"urls": ["not a url at all"], "title": null, "accessed": null, "via": null,
+             "snapshot": null},
         ],
     });
-    // Named after a process that does not exist: its mark is removed by a later commit.
-    std::fs::write(spool.join("3999999-0.req"), offered.to_string()).unwrap();
-    std::fs::write(spool.join("3999998-0.req"), b"{torn").unwrap();
+    let mut conn = UnixStream::connect(&socket).unwrap();
+    let answer = ask_lead(&mut conn, ask.to_string().as_bytes()).expect("an answer");
+    let ids: Vec<&Value> = answer[0]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    assert_eq!(ids, [&json!(2), &json!(3)], "{answer}");
+    assert!(answer[1].is_null(), "{answer}");
+    assert_eq!(answer.as_array().unwrap().len(), 2);
+    // The same connection serves the next ask; a torn one is hung up on.
+    let again = ask_lead(&mut conn, ask.to_string().as_bytes()).expect("an answer");
+    assert_eq!(again[0]["sources"][1]["id"], 3, "{again}");
+    assert!(ask_lead(&mut conn, b"{torn").is_none());
 
-    let mut mcp = start(&sb.ledger);
-    send_add(&mut mcp, 1, "https://mine.example/");
-    let (id, url) = added(&mcp);
-    assert_eq!(url, "https://mine.example");
-    assert_eq!(id, 4, "the offered adds come first: [2] and [3]");
+    // The lead's own client goes on as before.
     send_add(&mut mcp, 2, "https://mine.example/2");
-    assert_eq!(added(&mcp).0, 5);
-    mcp.shutdown();
+    assert_eq!(added(&mcp).0, 4);
+    assert_eq!(mcp.shutdown(), Some(0));
+    assert!(
+        std::fs::symlink_metadata(&socket).is_err(),
+        "a lead that stops removes its socket"
+    );
 
     let entries: Vec<Value> = serde_json::from_str(&sb.ok(&["log", "--json"])).unwrap();
-    let offered_first = entries
+    let asked_first = entries
         .iter()
-        .find(|e| e["event"]["url"] == "https://offered.example/1")
-        .expect("the offered add is in the log");
-    assert_eq!(offered_first["pid"], 3_999_999, "{offered_first}");
-    assert_eq!(offered_first["actor"], "agent-b", "{offered_first}");
-    assert_eq!(offered_first["event"]["via"], "web", "{offered_first}");
+        .find(|e| e["event"]["url"] == "https://asked.example/1")
+        .expect("the asked add is in the log");
+    assert_eq!(asked_first["pid"], 3_999_999, "{asked_first}");
+    assert_eq!(asked_first["actor"], "agent-b", "{asked_first}");
+    assert_eq!(asked_first["event"]["via"], "web", "{asked_first}");
     let second = entries
         .iter()
-        .find(|e| e["event"]["url"] == "https://offered.example/2")
+        .find(|e| e["event"]["url"] == "https://asked.example/2")
         .unwrap();
     assert_eq!(
-        second["same_transaction_as"], offered_first["seq"],
+        second["same_transaction_as"], asked_first["seq"],
         "{second}"
     );
     let mine = entries
@@ -327,8 +382,108 @@ fn a_commit_writes_the_adds_other_servers_offered_under_their_origins() {
         .find(|e| e["event"]["url"] == "https://mine.example")
         .unwrap();
     assert_ne!(mine["pid"], 3_999_999, "{mine}");
-    assert!(mine.get("same_transaction_as").is_none(), "{mine}");
-    assert!(sb.ok(&["audit"]).starts_with("audit OK: 5 records"));
-    let left: Vec<_> = std::fs::read_dir(&spool).unwrap().collect();
-    assert!(left.is_empty(), "{left:?}");
+    assert!(sb.ok(&["audit"]).starts_with("audit OK: 4 records"));
+}
+
+/// A server whose lead stops answering (here: stopped with SIGSTOP) answers its client
+/// all the same, writing its adds itself: it does not wait out its --wait (100 s here,
+/// past the test's timeout) on a lead that does not take its asks.
+#[test]
+fn a_server_whose_lead_is_stopped_writes_its_adds_itself_within_its_wait() {
+    let sb = Sandbox::new();
+    let mut lead = start(&sb.ledger);
+    send_add(&mut lead, 1, "https://a.example/");
+    assert_eq!(added(&lead).0, 1);
+    let mut follower = Server::start_waiting(&sb.ledger, "100");
+    follower.initialize();
+    send_add(&mut follower, 1, "https://b.example/");
+    assert_eq!(added(&follower).0, 2);
+    assert!(
+        sockets_at(&lead_socket(&sb)) >= 2,
+        "the second server is connected to the lead"
+    );
+    assert!(signal(&mut lead.child, "-STOP"));
+    send_add(&mut follower, 2, "https://c.example/");
+    assert_eq!(added(&follower), (3, "https://c.example".to_string()));
+    send_add(&mut follower, 3, "https://d.example/");
+    assert_eq!(added(&follower), (4, "https://d.example".to_string()));
+    assert!(signal(&mut lead.child, "-CONT"));
+    send_add(&mut lead, 2, "https://e.example/");
+    assert_eq!(added(&lead).0, 5);
+    drop(follower);
+    drop(lead);
+    assert_eq!(on_disk(&sb).len(), 5);
+    assert!(sb.ok(&["audit"]).starts_with("audit OK"));
+}
+
+/// The lead killed while others' adds are in flight through it: every id a server
+/// answered is on disk, none repeated, and the next server to write leads in its place
+/// (removing the dead lead's socket first).
+#[test]
+fn killing_the_lead_loses_no_answered_id_and_another_server_leads() {
+    let sb = Sandbox::new();
+    let mut lead = start(&sb.ledger);
+    send_add(&mut lead, 1, "https://lead.example/");
+    let mut answered = vec![added(&lead)];
+    let progress = Arc::new(AtomicU64::new(0));
+    let followers: Vec<_> = ["one", "two"]
+        .into_iter()
+        .map(|tag| {
+            let (ledger, progress) = (sb.ledger.clone(), progress.clone());
+            thread::spawn(move || {
+                pump(&mut start(&ledger), tag, 4, |n| {
+                    progress.fetch_add(1, Ordering::SeqCst);
+                    n <= 150
+                })
+            })
+        })
+        .collect();
+    while progress.load(Ordering::SeqCst) < 60 {
+        thread::sleep(Duration::from_millis(1));
+    }
+    drop(lead); // SIGKILL, mid-batch
+    for f in followers {
+        answered.extend(f.join().expect("a follower's client"));
+    }
+    answered.sort();
+    let ids: Vec<u64> = answered.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, (1..=301).collect::<Vec<_>>(), "an id lost or repeated");
+    assert_eq!(on_disk(&sb), answered);
+    // The followers were killed too, the last lead with its socket in place.
+    let mut next = start(&sb.ledger);
+    send_add(&mut next, 1, "https://next.example/");
+    assert_eq!(added(&next).0, 302);
+    assert_eq!(next.shutdown(), Some(0));
+    assert!(sb.ok(&["audit"]).starts_with("audit OK"));
+}
+
+/// Whatever sits where the lead would listen and is not a socket (someone's file, a
+/// symbolic link to one) is never removed or written: the servers then write alone.
+#[test]
+fn a_file_where_the_lead_would_listen_is_left_alone() {
+    for link in [false, true] {
+        let sb = Sandbox::new();
+        let socket = lead_socket(&sb);
+        let precious = sb.path().join("precious.txt");
+        std::fs::write(&precious, "keep me").unwrap();
+        if link {
+            std::os::unix::fs::symlink(&precious, &socket).unwrap();
+        } else {
+            std::fs::write(&socket, "keep me").unwrap();
+        }
+        let mut one = start(&sb.ledger);
+        let mut two = start(&sb.ledger);
+        send_add(&mut one, 1, "https://one.example/");
+        send_add(&mut two, 1, "https://two.example/");
+        let mut ids = vec![added(&one).0, added(&two).0];
+        ids.sort();
+        assert_eq!(ids, [1, 2]);
+        assert_eq!(one.shutdown(), Some(0));
+        assert_eq!(two.shutdown(), Some(0));
+        let meta = std::fs::symlink_metadata(&socket).expect("still there");
+        assert_eq!(meta.file_type().is_symlink(), link);
+        assert_eq!(std::fs::read_to_string(&socket).unwrap(), "keep me");
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
+        assert!(sb.ok(&["audit"]).starts_with("audit OK"));
+    }
 }

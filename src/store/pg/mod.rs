@@ -425,21 +425,13 @@ impl Backend for PgStore {
         Ok(Box::new(PgTables::new(pooled, &self.target)))
     }
 
-    fn write(
-        &self,
-        wait: Duration,
-        body: &mut WriteBody<'_>,
-        committed: &mut dyn FnMut(),
-    ) -> StoreResult<()> {
+    fn write(&self, wait: Duration, body: &mut WriteBody<'_>) -> StoreResult<()> {
         let deadline = Instant::now() + wait;
         let mut client = self.take()?;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.attempt(&mut client, left, body) {
                 Ok(()) => {
-                    // The writer lock went with the commit (one round trip); nothing here
-                    // relies on holding it still.
-                    committed();
                     self.give_back(client);
                     return Ok(());
                 }

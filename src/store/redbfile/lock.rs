@@ -75,33 +75,6 @@ pub fn lock_path(ledger: &Path) -> PathBuf {
     PathBuf::from(os)
 }
 
-/// The writer lock of a ledger, watched (by a server waiting for another to commit its
-/// adds): the sidecar opened once, looked at as often as needed.
-pub struct Watch {
-    file: File,
-}
-
-impl Watch {
-    /// `None` when the sidecar cannot be opened (then there is nothing to watch).
-    pub fn open(ledger: &Path) -> Option<Watch> {
-        open_sidecar(&lock_path(ledger))
-            .ok()
-            .map(|file| Watch { file })
-    }
-
-    /// Whether another process holds the lock now (a snapshot: it may be free a moment
-    /// later). Takes the lock for an instant to find out.
-    pub fn busy(&self) -> bool {
-        match FileExt::try_lock(&self.file) {
-            Ok(()) => {
-                let _ = FileExt::unlock(&self.file);
-                false
-            }
-            Err(_) => true,
-        }
-    }
-}
-
 /// Takes the lock on `ledger`'s sidecar in `mode`, waiting at most `wait`.
 pub fn acquire(ledger: &Path, mode: LockMode, wait: Duration) -> Result<LedgerLock, StoreError> {
     let path = lock_path(ledger);
@@ -359,28 +332,29 @@ fn holders(file: &File) -> Vec<u32> {
     }
 }
 
-/// The turnstile: an OFD byte-range lock on byte 0 of the sidecar, in a kernel namespace
-/// apart from the `flock` writer lock. OFD locks belong to the open file, like `flock`,
-/// so two stores in one process exclude each other as two processes do.
+/// OFD byte-range locks on single bytes of the sidecar, in a kernel namespace apart from
+/// the `flock` writer lock. Byte 0 is the turnstile; byte 1 is the lead (`Lead`). OFD
+/// locks belong to the open file, like `flock`, so two stores in one process exclude each
+/// other as two processes do.
 #[cfg(target_os = "linux")]
-mod turnstile {
+mod ofd {
     use std::fs::File;
     use std::io;
     use std::os::fd::AsRawFd;
 
-    fn request(kind: libc::c_int) -> libc::flock {
+    fn request(kind: libc::c_int, byte: libc::off_t) -> libc::flock {
         // SAFETY: `flock` is plain data; all-zero is a valid value of it.
         let mut fl: libc::flock = unsafe { std::mem::zeroed() };
         fl.l_type = kind as libc::c_short;
         fl.l_whence = libc::SEEK_SET as libc::c_short;
-        fl.l_start = 0;
+        fl.l_start = byte;
         fl.l_len = 1;
         fl
     }
 
-    /// Takes the turnstile for a maintenance command; false when another holds it.
-    pub fn try_enter(file: &File) -> io::Result<bool> {
-        let mut fl = request(libc::F_WRLCK);
+    /// Takes byte `byte` exclusively; false when another open file holds it.
+    pub fn try_take(file: &File, byte: libc::off_t) -> io::Result<bool> {
+        let mut fl = request(libc::F_WRLCK, byte);
         // SAFETY: a valid descriptor and a pointer to a live `flock`.
         let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &mut fl) };
         if r == 0 {
@@ -393,8 +367,8 @@ mod turnstile {
         }
     }
 
-    pub fn release(file: &File) -> io::Result<()> {
-        let mut fl = request(libc::F_UNLCK);
+    pub fn release(file: &File, byte: libc::off_t) -> io::Result<()> {
+        let mut fl = request(libc::F_UNLCK, byte);
         // SAFETY: as above.
         let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &mut fl) };
         if r == 0 {
@@ -404,10 +378,10 @@ mod turnstile {
         }
     }
 
-    /// Whether a maintenance command holds the turnstile.
-    pub fn is_held(file: &File) -> io::Result<bool> {
-        // A read lock would conflict only with a maintenance command's write lock.
-        let mut fl = request(libc::F_RDLCK);
+    /// Whether another open file holds byte `byte`.
+    pub fn is_held(file: &File, byte: libc::off_t) -> io::Result<bool> {
+        // A read lock would conflict only with another's write lock.
+        let mut fl = request(libc::F_RDLCK, byte);
         // SAFETY: as above; F_OFD_GETLK fills `fl` in.
         let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &mut fl) };
         if r != 0 {
@@ -417,22 +391,72 @@ mod turnstile {
     }
 }
 
-/// Without OFD locks there is no turnstile: maintenance competes for the writer lock like
-/// any writer.
-#[cfg(not(target_os = "linux"))]
+/// The turnstile: byte 0. A maintenance command holds it while it waits for the writer
+/// lock, and writers do not start while it is held.
 mod turnstile {
     use std::fs::File;
     use std::io;
 
+    #[cfg(target_os = "linux")]
+    pub fn try_enter(file: &File) -> io::Result<bool> {
+        super::ofd::try_take(file, 0)
+    }
+
+    #[cfg(target_os = "linux")]
+    pub fn release(file: &File) -> io::Result<()> {
+        super::ofd::release(file, 0)
+    }
+
+    #[cfg(target_os = "linux")]
+    pub fn is_held(file: &File) -> io::Result<bool> {
+        super::ofd::is_held(file, 0)
+    }
+
+    // Without OFD locks there is no turnstile: maintenance competes for the writer lock
+    // like any writer.
+    #[cfg(not(target_os = "linux"))]
     pub fn try_enter(_: &File) -> io::Result<bool> {
         Ok(true)
     }
 
+    #[cfg(not(target_os = "linux"))]
     pub fn release(_: &File) -> io::Result<()> {
         Ok(())
     }
 
+    #[cfg(not(target_os = "linux"))]
     pub fn is_held(_: &File) -> io::Result<bool> {
         Ok(false)
+    }
+}
+
+/// The lead of a ledger's servers: byte 1 of the sidecar, held by one `cite mcp` process
+/// for as long as it commits for the others (`ledger/lead.rs`). Released when dropped or
+/// when the process dies, so a lead is never stale and never taken from its holder.
+pub struct Lead {
+    // Held, not read: the lock is this open file's, and goes when it is closed.
+    _file: File,
+}
+
+impl Lead {
+    /// The lead, if no other process holds it; `None` also where there are no OFD locks,
+    /// or the sidecar cannot be opened for writing (then every server writes alone).
+    pub fn try_take(ledger: &Path) -> Option<Lead> {
+        #[cfg(target_os = "linux")]
+        {
+            let file = open_sidecar(&lock_path(ledger)).ok()?;
+            matches!(ofd::try_take(&file, 1), Ok(true)).then_some(Lead { _file: file })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = ledger;
+            None
+        }
+    }
+
+    /// Where the lead listens for the other servers: the sidecar's path with `.sock` for
+    /// `.lock`, so every spelling of one ledger meets at one socket.
+    pub fn socket_path(ledger: &Path) -> PathBuf {
+        lock_path(ledger).with_extension("sock")
     }
 }

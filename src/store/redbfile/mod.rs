@@ -123,12 +123,7 @@ impl Backend for RedbStore {
         Ok(Box::new(self.read_txn()?))
     }
 
-    fn write(
-        &self,
-        wait: Duration,
-        body: &mut WriteBody<'_>,
-        committed: &mut dyn FnMut(),
-    ) -> StoreResult<()> {
+    fn write(&self, wait: Duration, body: &mut WriteBody<'_>) -> StoreResult<()> {
         // A kept store takes the writer lock for this write only, and first makes sure the
         // path still names the file it has open: a ledger moved into place meanwhile (a
         // restored backup) must not take writes that land in the replaced file.
@@ -157,7 +152,6 @@ impl Backend for RedbStore {
             return Ok(());
         }
         txn.commit().map_err(|e| self.failed(e))?;
-        committed();
         Ok(())
     }
 
