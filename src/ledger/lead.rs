@@ -23,6 +23,7 @@
 use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -90,7 +91,7 @@ pub(super) fn elect(ledger: &Path, kept: &Arc<Kept>) -> Role {
             None => Role::Alone,
         };
     }
-    match UnixStream::connect(&socket) {
+    match at_socket(&socket, |p| UnixStream::connect(p)) {
         Ok(stream) if same_user(&stream) => Role::Following(stream),
         _ => Role::Unknown,
     }
@@ -200,7 +201,7 @@ impl Leading {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(_) => return None,
         }
-        let listener = UnixListener::bind(&socket).ok()?;
+        let listener = at_socket(&socket, |p| UnixListener::bind(p)).ok()?;
         if fs::set_permissions(&socket, fs::Permissions::from_mode(0o600)).is_err() {
             let _ = fs::remove_file(&socket);
             return None;
@@ -231,7 +232,7 @@ impl Drop for Leading {
         self.stop.store(true, Ordering::SeqCst);
         // Wakes the listener from `accept`, to see the stop (not waited for: should the
         // socket be gone, it stays blocked, harmlessly, until the process ends).
-        let _ = UnixStream::connect(&self.socket);
+        let _ = at_socket(&self.socket, |p| UnixStream::connect(p));
         for (_, follower) in self.followers.take_all() {
             let _ = follower.shutdown(std::net::Shutdown::Both);
         }
@@ -362,12 +363,33 @@ fn read_frame(mut stream: impl Read) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Runs `f` (a bind or a connect) on the socket path `socket`. A socket address holds at
+/// most 107 bytes of path, and a ledger may sit deeper than that: then the path is made
+/// short through the folder's descriptor (Linux: `/proc/self/fd/N/NAME` reaches the
+/// same file).
+fn at_socket<T>(socket: &Path, f: impl FnOnce(&Path) -> io::Result<T>) -> io::Result<T> {
+    const ROOM: usize = 100;
+    if socket.as_os_str().len() < ROOM {
+        return f(socket);
+    }
+    let (Some(folder), Some(name)) = (socket.parent(), socket.file_name()) else {
+        return f(socket);
+    };
+    let folder = match folder.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => folder,
+    };
+    let dir = fs::File::open(folder)?;
+    let mut short = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+    short.push(name);
+    f(&short)
+}
+
 /// Whether the process at the other end runs as this process's user (Linux: the
 /// kernel's record of the peer; elsewhere the socket's mode is all there is).
 fn same_user(stream: &UnixStream) -> bool {
     #[cfg(target_os = "linux")]
     {
-        use std::os::fd::AsRawFd;
         // SAFETY: `ucred` is plain data; the kernel fills it in for a valid descriptor.
         let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
         let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;

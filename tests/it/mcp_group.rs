@@ -385,6 +385,35 @@ fn the_lead_writes_the_adds_other_servers_ask_under_their_origins() {
     assert!(sb.ok(&["audit"]).starts_with("audit OK: 4 records"));
 }
 
+/// A ledger deeper than a socket address holds (107 bytes) still gets a lead: the
+/// socket is bound and reached through the folder's descriptor.
+#[test]
+fn servers_of_a_ledger_deep_in_folders_share_a_lead() {
+    let sb = Sandbox::new();
+    let deep = sb.path().join("d".repeat(60)).join("e".repeat(60));
+    std::fs::create_dir_all(&deep).unwrap();
+    let ledger = deep.join("ledger.redb");
+    let socket = deep.join("ledger.redb.sock");
+    assert!(socket.as_os_str().len() > 120);
+    let mut lead = start(&ledger);
+    send_add(&mut lead, 1, "https://a.example/");
+    assert_eq!(added(&lead).0, 1);
+    let meta = std::fs::symlink_metadata(&socket).expect("the lead listens beside the ledger");
+    assert!(meta.file_type().is_socket());
+    let mut follower = start(&ledger);
+    send_add(&mut follower, 1, "https://b.example/");
+    assert_eq!(added(&follower).0, 2);
+    let listed = std::fs::read_to_string("/proc/net/unix").unwrap();
+    let name = "/ledger.redb.sock";
+    assert!(
+        listed.lines().filter(|l| l.ends_with(name)).count() >= 2,
+        "the second server is connected to the lead"
+    );
+    assert_eq!(follower.shutdown(), Some(0));
+    assert_eq!(lead.shutdown(), Some(0));
+    assert!(std::fs::symlink_metadata(&socket).is_err());
+}
+
 /// A server whose lead stops answering (here: stopped with SIGSTOP) answers its client
 /// all the same, writing its adds itself: it does not wait out its --wait (100 s here,
 /// past the test's timeout) on a lead that does not take its asks.
