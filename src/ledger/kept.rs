@@ -41,6 +41,9 @@ impl Deref for Writable<'_> {
 struct Waiting {
     ctx: Context,
     req: AddRequest,
+    /// When the asker stops waiting (another server's `--wait`): the commit holding this
+    /// add gives up by then, so that an add its asker reported failed is never written.
+    deadline: Option<Instant>,
     answer: mpsc::Sender<Result<Added>>,
 }
 
@@ -80,13 +83,17 @@ impl Kept {
     /// Queues `req` for the next group commit and waits for its answer; `None` once the
     /// committer has stopped ([`Ledger::close_kept`]): the caller then writes it alone.
     pub(super) fn add(&self, ctx: &Context, req: AddRequest) -> Option<Result<Added>> {
-        self.add_many(vec![(ctx.clone(), req)])
+        self.add_many(vec![(ctx.clone(), req)], None)
             .and_then(|mut answers| answers.pop())
     }
 
-    /// Queues `items` together (so they go in one commit) and waits for their answers,
-    /// one per item; `None` once the committer has stopped.
-    pub(super) fn add_many(&self, items: Vec<(Context, AddRequest)>) -> Option<Vec<Result<Added>>> {
+    /// Queues `items` together (so they go in one commit, given up by `deadline`) and
+    /// waits for their answers, one per item; `None` once the committer has stopped.
+    pub(super) fn add_many(
+        &self,
+        items: Vec<(Context, AddRequest)>,
+        deadline: Option<Instant>,
+    ) -> Option<Vec<Result<Added>>> {
         let mut answered = Vec::with_capacity(items.len());
         {
             let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
@@ -95,7 +102,12 @@ impl Kept {
             }
             for (ctx, req) in items {
                 let (answer, rx) = mpsc::channel();
-                queue.waiting.push(Waiting { ctx, req, answer });
+                queue.waiting.push(Waiting {
+                    ctx,
+                    req,
+                    deadline,
+                    answer,
+                });
                 answered.push(rx);
             }
         }
@@ -132,11 +144,22 @@ impl Kept {
                 }
                 mem::take(&mut queue.waiting)
             };
+            // Given up by the earliest asker's deadline: another server stops waiting then.
+            let wait = match batch.iter().filter_map(|w| w.deadline).min() {
+                Some(deadline) => ledger
+                    .wait
+                    .min(deadline.saturating_duration_since(Instant::now())),
+                None => ledger.wait,
+            };
             let (answers, items): (Vec<_>, Vec<_>) = batch
                 .into_iter()
                 .map(|w| (w.answer, (w.ctx, w.req)))
                 .unzip();
-            let results = self.commit(&ledger, &mut role, items);
+            let this_batch = Ledger {
+                wait,
+                ..ledger.clone()
+            };
+            let results = self.commit(&this_batch, &mut role, items);
             if results.iter().any(|r| matches!(r, Err(Error::Store(_)))) {
                 *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
             }

@@ -60,6 +60,8 @@ pub(super) enum Role {
 /// Adds of one process, asked of the lead.
 #[derive(Serialize, Deserialize)]
 struct Ask {
+    /// How long the asker waits for the answer: the lead gives the write up by then.
+    wait_ms: u64,
     at_ns: i128,
     pid: u32,
     actor: Option<String>,
@@ -108,6 +110,7 @@ pub(super) fn ask(
         return Ok(Vec::new());
     };
     let ask = Ask {
+        wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
         at_ns: ctx.now.unix_timestamp_nanos(),
         pid: ctx.pid,
         actor: ctx.actor.clone(),
@@ -147,9 +150,11 @@ pub(super) fn ask(
         }
         Err(_) => return Err(Unanswered::Lost),
     }
-    // Taken, it is written within the lead's own --wait for the writer lock; this
-    // server never waits past its own.
-    stream.set_read_timeout(Some(wait)).map_err(lost)?;
+    // Taken, it is written or given up within this server's --wait (`wait_ms`), and
+    // answered a moment later.
+    stream
+        .set_read_timeout(Some(wait.saturating_add(ANSWERED)))
+        .map_err(lost)?;
     let answer: Answer = read_frame(stream)
         .ok()
         .and_then(|frame| serde_json::from_slice(&frame).ok())
@@ -171,7 +176,11 @@ pub(super) enum Unanswered {
 /// How long a server waits for the lead to take its ask before it writes its adds
 /// itself: the lead's listener only reads a socket to take it, so only a lead that is
 /// stopped or starved of CPU takes longer.
-const TAKEN: Duration = Duration::from_millis(100);
+const TAKEN: Duration = Duration::from_millis(250);
+
+/// How long past its `--wait` a server waits for the lead's answer: the lead gives up its
+/// write by then, and answers at once.
+const ANSWERED: Duration = Duration::from_secs(1);
 
 /// The byte a lead sends when it has taken an ask.
 const TAKEN_BYTE: u8 = b'+';
@@ -326,7 +335,8 @@ fn serve(stream: &UnixStream, kept: &Kept) {
                 (ctx.clone(), req)
             })
             .collect();
-        let (answer, stopping): (Answer, bool) = match kept.add_many(items) {
+        let deadline = Instant::now().checked_add(Duration::from_millis(ask.wait_ms));
+        let (answer, stopping): (Answer, bool) = match kept.add_many(items, deadline) {
             Some(results) => (results.into_iter().map(Result::ok).collect(), false),
             None => (vec![None; n], true),
         };

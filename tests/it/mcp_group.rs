@@ -325,6 +325,7 @@ fn the_lead_writes_the_adds_other_servers_ask_under_their_origins() {
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
 
     let ask = json!({
+        "wait_ms": 30_000,
         "at_ns": 1_700_000_000_000_000_000i128,
         "pid": 3_999_999,
         "actor": "agent-b",
@@ -414,6 +415,56 @@ fn servers_of_a_ledger_deep_in_folders_share_a_lead() {
     assert!(std::fs::symlink_metadata(&socket).is_err());
 }
 
+/// A server whose --wait ends while its lead waits for the writer lock reports the ledger
+/// busy, and the lead gives that add up too: an add its client was told failed is never
+/// written later.
+#[test]
+fn an_add_its_server_gave_up_on_is_not_written_by_the_lead_later() {
+    let sb = Sandbox::new();
+    let mut lead = start(&sb.ledger);
+    send_add(&mut lead, 1, "https://a.example/");
+    assert_eq!(added(&lead).0, 1);
+    let mut follower = Server::start_waiting(&sb.ledger, "1");
+    follower.initialize();
+    send_add(&mut follower, 1, "https://b.example/");
+    assert_eq!(added(&follower).0, 2);
+
+    // Another process holds the writer lock for longer than the follower waits.
+    let lock = sb.path().join("ledger.redb.lock");
+    let mut holder = std::process::Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", "4"])
+        .spawn()
+        .expect("flock(1) runs");
+    while std::process::Command::new("flock")
+        .args(["-n"])
+        .arg(&lock)
+        .arg("true")
+        .status()
+        .unwrap()
+        .success()
+    {
+        thread::sleep(Duration::from_millis(10));
+    }
+    send_add(&mut follower, 2, "https://given-up.example/");
+    let reply = follower.lines.recv_timeout(TIMEOUT).unwrap().unwrap();
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    assert!(reply.to_string().contains("ledger busy"), "{reply}");
+    assert!(holder.wait().unwrap().success());
+
+    // The lead's next add comes after whatever it did with the follower's.
+    send_add(&mut lead, 2, "https://c.example/");
+    assert_eq!(added(&lead), (3, "https://c.example".to_string()));
+    assert!(
+        on_disk(&sb)
+            .iter()
+            .all(|(_, url)| !url.contains("given-up"))
+    );
+    drop(follower);
+    assert_eq!(lead.shutdown(), Some(0));
+    assert!(sb.ok(&["audit"]).starts_with("audit OK"));
+}
+
 /// A server whose lead stops answering (here: stopped with SIGSTOP) answers its client
 /// all the same, writing its adds itself: it does not wait out its --wait (100 s here,
 /// past the test's timeout) on a lead that does not take its asks.
@@ -431,17 +482,20 @@ fn a_server_whose_lead_is_stopped_writes_its_adds_itself_within_its_wait() {
         sockets_at(&lead_socket(&sb)) >= 2,
         "the second server is connected to the lead"
     );
+    // Stopped idle: its own add answered, it has finished whatever it was asked before.
+    send_add(&mut lead, 2, "https://a2.example/");
+    assert_eq!(added(&lead).0, 3);
     assert!(signal(&mut lead.child, "-STOP"));
     send_add(&mut follower, 2, "https://c.example/");
-    assert_eq!(added(&follower), (3, "https://c.example".to_string()));
+    assert_eq!(added(&follower), (4, "https://c.example".to_string()));
     send_add(&mut follower, 3, "https://d.example/");
-    assert_eq!(added(&follower), (4, "https://d.example".to_string()));
+    assert_eq!(added(&follower), (5, "https://d.example".to_string()));
     assert!(signal(&mut lead.child, "-CONT"));
-    send_add(&mut lead, 2, "https://e.example/");
-    assert_eq!(added(&lead).0, 5);
+    send_add(&mut lead, 3, "https://e.example/");
+    assert_eq!(added(&lead).0, 6);
     drop(follower);
     drop(lead);
-    assert_eq!(on_disk(&sb).len(), 5);
+    assert_eq!(on_disk(&sb).len(), 6);
     assert!(sb.ok(&["audit"]).starts_with("audit OK"));
 }
 
