@@ -283,7 +283,11 @@ fn accept(listener: UnixListener, stop: &AtomicBool, followers: &Arc<Followers>,
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        let Ok(stream) = stream else { continue };
+        let Ok(stream) = stream else {
+            // Out of descriptors, say: not retried at once, so as not to spin.
+            thread::sleep(Duration::from_millis(10));
+            continue;
+        };
         if !same_user(&stream) {
             continue;
         }
