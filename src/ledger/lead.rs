@@ -60,8 +60,10 @@ pub(super) enum Role {
 /// Adds of one process, asked of the lead.
 #[derive(Serialize, Deserialize)]
 struct Ask {
-    /// How long the asker waits for the answer: the lead gives the write up by then.
-    wait_ms: u64,
+    /// When the asker stops waiting for the answer, on the machine's monotonic clock
+    /// (nanoseconds; one clock for every process): the lead gives the write up by then,
+    /// and does not start it after.
+    until_ns: u64,
     at_ns: i128,
     pid: u32,
     actor: Option<String>,
@@ -110,7 +112,7 @@ pub(super) fn ask(
         return Ok(Vec::new());
     };
     let ask = Ask {
-        wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+        until_ns: monotonic_ns().saturating_add(u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX)),
         at_ns: ctx.now.unix_timestamp_nanos(),
         pid: ctx.pid,
         actor: ctx.actor.clone(),
@@ -150,7 +152,7 @@ pub(super) fn ask(
         }
         Err(_) => return Err(Unanswered::Lost),
     }
-    // Taken, it is written or given up within this server's --wait (`wait_ms`), and
+    // Taken, it is written or given up within this server's --wait (`until_ns`), and
     // answered a moment later.
     stream
         .set_read_timeout(Some(wait.saturating_add(ANSWERED)))
@@ -339,10 +341,17 @@ fn serve(stream: &UnixStream, kept: &Kept) {
                 (ctx.clone(), req)
             })
             .collect();
-        let deadline = Instant::now().checked_add(Duration::from_millis(ask.wait_ms));
-        let (answer, stopping): (Answer, bool) = match kept.add_many(items, deadline) {
-            Some(results) => (results.into_iter().map(Result::ok).collect(), false),
-            None => (vec![None; n], true),
+        let left = Duration::from_nanos(ask.until_ns.saturating_sub(monotonic_ns()));
+        let deadline = Instant::now().checked_add(left);
+        let (answer, stopping): (Answer, bool) = if left.is_zero() {
+            // Taken too late (this lead was stopped, or starved): the asker has written
+            // them itself, or reported them failed.
+            (vec![None; n], false)
+        } else {
+            match kept.add_many(items, deadline) {
+                Some(results) => (results.into_iter().map(Result::ok).collect(), false),
+                None => (vec![None; n], true),
+            }
         };
         let Ok(bytes) = serde_json::to_vec(&answer) else {
             return;
@@ -424,6 +433,23 @@ fn same_user(stream: &UnixStream) -> bool {
         let _ = stream;
         true
     }
+}
+
+/// The machine's monotonic clock (`CLOCK_MONOTONIC`), in nanoseconds: comparable between
+/// processes, unlike an `Instant`, and never set back, unlike the wall clock.
+fn monotonic_ns() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a pointer to a live timespec.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    if r != 0 {
+        return 0;
+    }
+    (now.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(now.tv_nsec as u64)
 }
 
 /// What is left of `wait` since `start`.

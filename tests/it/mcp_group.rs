@@ -300,6 +300,20 @@ fn ask_lead(conn: &mut UnixStream, frame: &[u8]) -> Option<Value> {
     Some(serde_json::from_slice(&body).expect("the lead answers JSON"))
 }
 
+/// The machine's monotonic clock in nanoseconds, as the lead reads it.
+fn monotonic_ns() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a pointer to a live timespec.
+    assert_eq!(
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) },
+        0
+    );
+    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
+}
+
 /// How many sockets the kernel lists at `path`: the lead's listener, and one per server
 /// connected to it.
 fn sockets_at(path: &Path) -> usize {
@@ -325,7 +339,7 @@ fn the_lead_writes_the_adds_other_servers_ask_under_their_origins() {
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
 
     let ask = json!({
-        "wait_ms": 30_000,
+        "until_ns": monotonic_ns() + 60_000_000_000,
         "at_ns": 1_700_000_000_000_000_000i128,
         "pid": 3_999_999,
         "actor": "agent-b",
@@ -348,9 +362,15 @@ fn the_lead_writes_the_adds_other_servers_ask_under_their_origins() {
     assert_eq!(ids, [&json!(2), &json!(3)], "{answer}");
     assert!(answer[1].is_null(), "{answer}");
     assert_eq!(answer.as_array().unwrap().len(), 2);
-    // The same connection serves the next ask; a torn one is hung up on.
+    // The same connection serves the next ask; one whose asker has stopped waiting is
+    // not written; a torn one is hung up on.
     let again = ask_lead(&mut conn, ask.to_string().as_bytes()).expect("an answer");
     assert_eq!(again[0]["sources"][1]["id"], 3, "{again}");
+    let mut late = ask.clone();
+    late["until_ns"] = json!(1);
+    late["adds"][0]["urls"] = json!(["https://too-late.example/"]);
+    let answer = ask_lead(&mut conn, late.to_string().as_bytes()).expect("an answer");
+    assert_eq!(answer, json!([null, null]));
     assert!(ask_lead(&mut conn, b"{torn").is_none());
 
     // The lead's own client goes on as before.
@@ -383,6 +403,7 @@ fn the_lead_writes_the_adds_other_servers_ask_under_their_origins() {
         .find(|e| e["event"]["url"] == "https://mine.example")
         .unwrap();
     assert_ne!(mine["pid"], 3_999_999, "{mine}");
+    assert!(!sb.ok(&["list"]).contains("too-late"));
     assert!(sb.ok(&["audit"]).starts_with("audit OK: 4 records"));
 }
 
