@@ -9,9 +9,12 @@
 #   - `add` of a new URL into that database, whole process (median of RUNS, default 50);
 #   - 8 writer processes at once, each running `cite add` WRITES times (default 100):
 #     adds per second in total, then checks every id is there once (audit, dense ids);
+#   - the same 8 one-shot writers through PgBouncer (session mode) in front of the server:
+#     $CITE_BENCH_PGBOUNCER (the pooler's URL of the same server), or, when `pgbouncer` is
+#     installed (Debian: pgbouncer) and the user may read pg_authid, a throwaway one;
 #   - 8 writers that keep their connection: 8 `cite mcp` servers, one client each, one
 #     call at a time (benches/mcp_adds.py), every answered id checked on the server.
-# Usage: benches/postgres.sh   (env: RUNS, WRITES, CITE_BENCH_POSTGRES)
+# Usage: benches/postgres.sh   (env: RUNS, WRITES, CITE_BENCH_POSTGRES, CITE_BENCH_PGBOUNCER)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,8 +25,11 @@ cargo build --release --quiet
 CITE="$PWD/target/release/cite"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/cite-pgbench.XXXXXX")"
 server=""
+bouncer=""
 cleanup() {
+    if [ -n "$bouncer" ] && [ -f "$bouncer/pid" ]; then kill "$(cat "$bouncer/pid")" 2>/dev/null || true; fi
     if [ -n "$server" ]; then .ci/postgres stop "$server" >/dev/null 2>&1 || true; fi
+    if [ -n "$bouncer" ]; then rm -rf "$bouncer"; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -32,6 +38,33 @@ if [ -z "${CITE_BENCH_POSTGRES:-}" ]; then
     .ci/postgres start "$server" >/dev/null
     CITE_BENCH_POSTGRES="$(cat "$server/url")"
 fi
+# A throwaway PgBouncer in session mode (the writer lock is a session advisory lock), in
+# front of the same server, logging in with the server's own SCRAM secret for the user.
+if [ -z "${CITE_BENCH_PGBOUNCER:-}" ] && command -v pgbouncer >/dev/null; then
+    user="$(python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).username)' "$CITE_BENCH_POSTGRES")"
+    secret="$(psql "$CITE_BENCH_POSTGRES" -Atc "SELECT rolpassword FROM pg_authid WHERE rolname = '$user'" 2>/dev/null || true)"
+    if [ -n "$secret" ]; then
+        bouncer="$(mktemp -d /tmp/cite-pgbouncer.XXXXXX)"
+        port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+        read -r host upstream <<<"$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(p.hostname, p.port or 5432)' "$CITE_BENCH_POSTGRES")"
+        printf '"%s" "%s"\n' "$user" "$secret" >"$bouncer/users.txt"
+        printf '%s\n' "[databases]" "* = host=$host port=$upstream" "[pgbouncer]" \
+            "listen_addr = 127.0.0.1" "listen_port = $port" "unix_socket_dir =" \
+            "auth_type = scram-sha-256" "auth_file = $bouncer/users.txt" "pool_mode = session" \
+            "max_client_conn = 200" "default_pool_size = 20" "logfile = $bouncer/log" \
+            "pidfile = $bouncer/pid" >"$bouncer/pgbouncer.ini"
+        if [ "$(id -u)" -eq 0 ]; then
+            chown -R postgres "$bouncer"
+            runuser -u postgres -- pgbouncer -d "$bouncer/pgbouncer.ini"
+        else
+            pgbouncer -d "$bouncer/pgbouncer.ini"
+        fi
+        sleep 0.5
+        CITE_BENCH_PGBOUNCER="$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(p._replace(netloc=p.netloc.rsplit("@", 1)[0] + "@127.0.0.1:" + sys.argv[2]).geturl())' "$CITE_BENCH_POSTGRES" "$port")"
+    fi
+fi
+export CITE_BENCH_PGBOUNCER="${CITE_BENCH_PGBOUNCER:-}"
+
 echo "binary: $CITE"
 echo "server: $(psql "$CITE_BENCH_POSTGRES" -Atc 'SELECT version()' 2>/dev/null | cut -d, -f1 || echo '?')"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
@@ -85,29 +118,39 @@ print(f"add of a URL already registered: median {statistics.median(ts)*1000:.2f}
 ts = [timed(["--ledger", pg, "list", "--limit", "50"]) for i in range(runs)]
 print(f"list --limit 50 on 100k: median {statistics.median(ts)*1000:.2f} ms")
 
-writers = 8
-conc = database("cite_bench_writers")
-run(["--ledger", conc, "add", "https://first.example/"])
-script = ("import subprocess, sys\n"
-          "cite, ledger, w, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])\n"
-          "for i in range(n):\n"
-          "    subprocess.run([cite, '--ledger', ledger, 'add', f'https://w{w}.example/{i}'],"
-          " check=True, stdout=subprocess.DEVNULL)\n")
-t = time.perf_counter()
-procs = [subprocess.Popen([sys.executable, "-c", script, cite, conc, str(w), str(writes)])
-         for w in range(writers)]
-codes = [p.wait() for p in procs]
-took = time.perf_counter() - t
-total = writers * writes
-rate = total / took
-print(f"{writers} writers × {writes} adds, one process per add: {rate:.0f} adds/s in total "
-      f"({took:.1f} s) — target ≥ 300: {'met' if rate >= 300 else 'MISSED'}")
-assert codes == [0] * writers, codes
-audit = run(["--ledger", conc, "audit"])
-assert audit.startswith("audit OK"), audit
-ids = [int(l.split("]")[0][1:]) for l in run(["--ledger", conc, "list", "--limit", "100000"]).splitlines() if l.startswith("[")]
-assert sorted(ids) == list(range(1, total + 2)), "ids not dense"
-print(f"after: {audit.strip()}; ids 1..{total + 1} dense")
+def one_shot_writers(conc, how):
+    writers = 8
+    run(["--ledger", conc, "add", "https://first.example/"])
+    script = ("import subprocess, sys\n"
+              "cite, ledger, w, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])\n"
+              "for i in range(n):\n"
+              "    subprocess.run([cite, '--ledger', ledger, 'add', f'https://w{w}.example/{i}'],"
+              " check=True, stdout=subprocess.DEVNULL)\n")
+    t = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", script, cite, conc, str(w), str(writes)])
+             for w in range(writers)]
+    codes = [p.wait() for p in procs]
+    took = time.perf_counter() - t
+    total = writers * writes
+    rate = total / took
+    print(f"{writers} writers × {writes} adds, one process per add, {how}: {rate:.0f} adds/s "
+          f"in total ({took:.1f} s) — target ≥ 300: {'met' if rate >= 300 else 'MISSED'}")
+    assert codes == [0] * writers, codes
+    audit = run(["--ledger", conc, "audit"])
+    assert audit.startswith("audit OK"), audit
+    ids = [int(l.split("]")[0][1:]) for l in run(["--ledger", conc, "list", "--limit", "100000"]).splitlines() if l.startswith("[")]
+    assert sorted(ids) == list(range(1, total + 2)), "ids not dense"
+    print(f"  after: {audit.strip()}; ids 1..{total + 1} dense")
+
+one_shot_writers(database("cite_bench_writers"), "straight to the server")
+bouncer = os.environ.get("CITE_BENCH_PGBOUNCER", "")
+if bouncer:
+    direct = urlsplit(database("cite_bench_pooled"))
+    pooled = urlsplit(bouncer)
+    one_shot_writers(urlunsplit((pooled.scheme, pooled.netloc, direct.path, "", "")),
+                     "through PgBouncer (session mode)")
+else:
+    print("(no PgBouncer: set $CITE_BENCH_PGBOUNCER, or install pgbouncer, for the pooled figure)")
 
 mcp = database("cite_bench_mcp")
 r = subprocess.run([sys.executable, os.path.join(os.getcwd(), "benches", "mcp_adds.py"), cite, "8", "200", "1"],

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::store::backend::Key3;
+use crate::store::backend::{Key3, RowCounts};
 
 /// Bytes of pending statements past which they are sent at once.
 pub const FLUSH_BYTES: usize = 4 << 20;
@@ -50,6 +50,32 @@ pub struct Known {
     pub snapshots: HashMap<Vec<u8>, bool>,
     /// The views (urls, sources) hold nothing but what this transaction wrote.
     pub views_empty: bool,
+    /// What the write transaction's first read found (`PgTables::start_from`), valid
+    /// until it puts a row: the row counts, the last record, the highest source key.
+    pub start: Option<Start>,
+    /// The highest (epoch, id) in the sources table when the transaction began, `Some(None)`
+    /// when it was empty: no source above it exists but those the transaction wrote (which
+    /// `sources` holds), so a lookup of a new id needs no read.
+    pub top_source: Option<Option<(u64, u64)>>,
+}
+
+/// What every write reads first, read in the round trip that begins it.
+pub struct Start {
+    pub counts: RowCounts,
+    pub last_record: Option<(u64, Vec<u8>)>,
+    pub top_source: Option<(u64, u64)>,
+}
+
+impl Known {
+    /// Whether no source `(epoch, id)` existed when the transaction began, if that is
+    /// known without a read.
+    pub fn above_top(&self, epoch: u64, id: u64) -> bool {
+        match self.top_source {
+            Some(None) => true,
+            Some(Some(top)) => (epoch, id) > top,
+            None => false,
+        }
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {

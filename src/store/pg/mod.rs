@@ -355,11 +355,12 @@ impl PgStore {
             self.lock(client, wait).map_err(Attempt::Failed)?;
             // Begun after the lock (not in its batch: a multi-statement query is one
             // transaction already), so that its snapshot sees the last writer's commit.
-            client
-                .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+            let start = client
+                .simple_query(tables::BEGIN_WRITE)
                 .map_err(Attempt::from_pg)?;
             let (changed, rows, writes) = {
                 let mut tables = PgTables::new(&mut *client, &self.target);
+                tables.start_from(&start).map_err(Attempt::Failed)?;
                 let changed = body(&mut tables).map_err(Attempt::Failed)?;
                 (changed, tables.rows_written(), tables.take_sql())
             };

@@ -8,10 +8,10 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
 use postgres::types::{ToSql, Type};
-use postgres::{Client, Row};
+use postgres::{Client, Row, SimpleQueryMessage};
 
 use super::Target;
-use super::buffer::{Known, Pending};
+use super::buffer::{Known, Pending, Start};
 use crate::store::StoreError;
 use crate::store::backend::{Key3, RowCounts, SourcePage, StoreResult, Tables, TablesMut};
 
@@ -150,8 +150,56 @@ impl<C: BorrowMut<Client>> PgTables<C> {
             .map_err(|e| self.target.failed(&e))
     }
 
+    /// Takes in what the query [`BEGIN_WRITE`] answered, as what this transaction knows.
+    pub fn start_from(&mut self, answer: &[SimpleQueryMessage]) -> StoreResult<()> {
+        let bad = |what: &str| StoreError::CorruptedEntry {
+            what: format!("the first read of a write ({what})"),
+            reason: "PostgreSQL answered something cite cannot read".into(),
+        };
+        let mut start = Start {
+            counts: RowCounts::default(),
+            last_record: None,
+            top_source: None,
+        };
+        let mut known = self.known.borrow_mut();
+        for message in answer {
+            let SimpleQueryMessage::Row(row) = message else {
+                continue;
+            };
+            let (Some(kind), Some(a), Some(b)) = (row.get(0), row.get(1), row.get(2)) else {
+                return Err(bad("a null"));
+            };
+            let number = |s: &str| s.parse::<u64>().map_err(|_| bad("a number"));
+            match kind {
+                "m" => {
+                    let key = unhex(a).ok_or_else(|| bad("a meta key"))?;
+                    let value = unhex(b).ok_or_else(|| bad("a meta value"))?;
+                    known.meta.entry(key).or_insert(Some(value));
+                }
+                "c" => match a {
+                    "sources" => start.counts.sources = number(b)?,
+                    "urls" => start.counts.urls = number(b)?,
+                    "quotes" => start.counts.quotes = number(b)?,
+                    _ => {}
+                },
+                "e" => {
+                    let record = unhex(b).ok_or_else(|| bad("a record"))?;
+                    start.last_record = Some((number(a)?, record));
+                }
+                "s" => start.top_source = Some((number(a)?, number(b)?)),
+                _ => return Err(bad("a row kind")),
+            }
+        }
+        known.meta_complete = true;
+        known.top_source = Some(start.top_source);
+        known.start = Some(start);
+        Ok(())
+    }
+
     /// Counts a put, and sends what is pending once it is large.
     fn put(&self, f: impl FnOnce(&mut Pending)) -> StoreResult<()> {
+        // What the transaction began with no longer holds once it writes.
+        self.known.borrow_mut().start = None;
         f(&mut self.pending.borrow_mut());
         if self.pending.borrow().is_large() {
             self.flush()?;
@@ -170,6 +218,30 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         known.meta_complete = true;
         Ok(())
     }
+}
+
+/// Begins a write transaction and reads, in the same round trip, what every write reads
+/// first: the meta table, the row counts, the last record and the highest source key
+/// (text, bytes in hex: one simple query). The snapshot is taken by the SELECT, after the
+/// writer lock was taken, so it sees the last writer's commit. The ORDER BYs name their
+/// table: a bare `seq` would be the text column of the output, and sort 9 after 10.
+pub const BEGIN_WRITE: &str = "BEGIN ISOLATION LEVEL SERIALIZABLE; \
+    SELECT 'm', encode(key, 'hex'), encode(value, 'hex') FROM cite_meta \
+    UNION ALL SELECT 'c', name, n::text FROM cite_counts \
+    UNION ALL (SELECT 'e', seq::text, encode(record, 'hex') FROM cite_events \
+               ORDER BY cite_events.seq DESC LIMIT 1) \
+    UNION ALL (SELECT 's', epoch::text, id::text FROM cite_sources \
+               ORDER BY cite_sources.epoch DESC, cite_sources.id DESC LIMIT 1)";
+
+/// Bytes from PostgreSQL's hex text (`encode(…, 'hex')`).
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 fn pairs(rows: Vec<Row>) -> Vec<(u64, Vec<u8>)> {
@@ -266,7 +338,7 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
             if let Some(row) = known.sources.get(&(epoch, id)) {
                 return Ok(row.clone());
             }
-            if known.views_empty {
+            if known.views_empty || known.above_top(epoch, id) {
                 return Ok(None);
             }
         }
@@ -314,6 +386,14 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn last_source(&self, epoch: u64) -> StoreResult<Option<u64>> {
+        if let Some(start) = &self.known.borrow().start {
+            match start.top_source {
+                None => return Ok(None),
+                Some((top, id)) if top == epoch => return Ok(Some(id)),
+                Some((top, _)) if top < epoch => return Ok(None),
+                Some(_) => {}
+            }
+        }
         Ok(self
             .one::<Option<i64>>(
                 "SELECT max(id) FROM cite_sources WHERE epoch = $1",
@@ -389,6 +469,9 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
         if let Some(last) = self.pending.borrow().last_event() {
             return Ok(Some(last.clone()));
         }
+        if let Some(start) = &self.known.borrow().start {
+            return Ok(start.last_record.clone());
+        }
         Ok(pairs(self.query(
             "SELECT seq, record FROM cite_events ORDER BY seq DESC LIMIT 1",
             &[],
@@ -434,6 +517,9 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn row_counts(&self) -> StoreResult<RowCounts> {
+        if let Some(start) = &self.known.borrow().start {
+            return Ok(start.counts);
+        }
         let mut counts = RowCounts::default();
         for r in self.query("SELECT name, n FROM cite_counts", &[])? {
             let n = unbig(r.get(1));
@@ -546,6 +632,22 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
         known.urls.clear();
         known.sources.clear();
         known.views_empty = true;
+        known.start = None;
+        known.top_source = None;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_text_reads_back_as_its_bytes_and_anything_else_is_refused() {
+        assert_eq!(unhex("00ff7a"), Some(vec![0, 255, 0x7a]));
+        assert_eq!(unhex(""), Some(vec![]));
+        assert_eq!(unhex("abc"), None);
+        assert_eq!(unhex("zz"), None);
+        assert_eq!(unhex("é0"), None);
     }
 }
