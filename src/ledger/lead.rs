@@ -11,8 +11,8 @@
 //! its client from that.
 //!
 //! Nothing relies on the lead for correctness. A server that cannot reach it, whose
-//! request fails there, or that gets no answer within its `--wait`, writes its adds
-//! itself with the time it has left; an add of URLs another committed meanwhile changes
+//! request fails there, whose ask it does not take within [`TAKEN`], or that gets no
+//! answer within its `--wait`, writes its adds itself with the time it has left; an add of URLs another committed meanwhile changes
 //! nothing and is answered with the ids on disk. The lead's lock is the kernel's: it goes
 //! with its holder, so a killed lead is replaced by the next server that writes, which
 //! removes the dead one's socket (only ever a socket) before it listens.
@@ -101,8 +101,9 @@ pub(super) fn elect(ledger: &Path, kept: &Arc<Kept>) -> Role {
     }
 }
 
-/// Sends `items` (all of this process) to the lead and waits at most `wait` for its
-/// answer: one entry per item. An error leaves the connection unusable.
+/// Sends `items` (all of this process) to the lead and waits for its answer, one entry
+/// per item: [`TAKEN`] for the lead to take the ask, and in all at most `wait`. An error
+/// leaves the connection unusable.
 pub(super) fn ask(
     stream: &UnixStream,
     items: &[(Context, AddRequest)],
@@ -111,8 +112,14 @@ pub(super) fn ask(
     let Some((ctx, _)) = items.first() else {
         return Ok(Vec::new());
     };
+    let wait = wait.max(Duration::from_millis(1));
+    let deadline = Instant::now() + wait;
+    // The lead gives the write up a little before this server stops listening, so that
+    // its answer, whatever it is, arrives in time.
+    let lead_wait = wait - (wait / 4).min(ANSWERED);
     let ask = Ask {
-        until_ns: monotonic_ns().saturating_add(u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX)),
+        until_ns: monotonic_ns()
+            .saturating_add(u64::try_from(lead_wait.as_nanos()).unwrap_or(u64::MAX)),
         at_ns: ctx.now.unix_timestamp_nanos(),
         pid: ctx.pid,
         actor: ctx.actor.clone(),
@@ -129,7 +136,6 @@ pub(super) fn ask(
             .collect(),
     };
     let lost = |_| Unanswered::Lost;
-    let wait = wait.max(Duration::from_millis(1));
     stream.set_write_timeout(Some(wait)).map_err(lost)?;
     let frame = serde_json::to_vec(&ask).map_err(|_| Unanswered::Lost)?;
     write_frame(stream, &frame).map_err(lost)?;
@@ -152,10 +158,10 @@ pub(super) fn ask(
         }
         Err(_) => return Err(Unanswered::Lost),
     }
-    // Taken, it is written or given up within this server's --wait (`until_ns`), and
-    // answered a moment later.
+    // Taken, it is written or given up by `until_ns`, and answered before `deadline`.
+    let left = deadline.saturating_duration_since(Instant::now());
     stream
-        .set_read_timeout(Some(wait.saturating_add(ANSWERED)))
+        .set_read_timeout(Some(left.max(Duration::from_millis(1))))
         .map_err(lost)?;
     let answer: Answer = read_frame(stream)
         .ok()
@@ -180,8 +186,8 @@ pub(super) enum Unanswered {
 /// stopped or starved of CPU takes longer.
 const TAKEN: Duration = Duration::from_millis(250);
 
-/// How long past its `--wait` a server waits for the lead's answer: the lead gives up its
-/// write by then, and answers at once.
+/// The part of its `--wait` (at most a quarter) a server keeps for the lead's answer to
+/// reach it: the lead gives the write up that much earlier.
 const ANSWERED: Duration = Duration::from_secs(1);
 
 /// The byte a lead sends when it has taken an ask.
