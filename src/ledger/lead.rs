@@ -64,20 +64,12 @@ struct Ask {
     /// (nanoseconds; one clock for every process): the lead gives the write up by then,
     /// and does not start it after.
     until_ns: u64,
+    /// Who asked: the origin its adds are written under.
     at_ns: i128,
     pid: u32,
     actor: Option<String>,
     command: Vec<String>,
-    adds: Vec<AskedAdd>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct AskedAdd {
-    urls: Vec<String>,
-    title: Option<String>,
-    accessed: Option<String>,
-    via: Option<String>,
-    snapshot: Option<String>,
+    adds: Vec<AddRequest>,
 }
 
 /// One answer per add asked: `None` for an add the lead did not register (refused, or
@@ -124,16 +116,7 @@ pub(super) fn ask(
         pid: ctx.pid,
         actor: ctx.actor.clone(),
         command: ctx.command.clone(),
-        adds: items
-            .iter()
-            .map(|(_, a)| AskedAdd {
-                urls: a.urls.clone(),
-                title: a.title.clone(),
-                accessed: a.accessed.clone(),
-                via: a.via.clone(),
-                snapshot: a.snapshot.clone(),
-            })
-            .collect(),
+        adds: items.iter().map(|(_, a)| a.clone()).collect(),
     };
     let lost = |_| Unanswered::Lost;
     stream.set_write_timeout(Some(wait)).map_err(lost)?;
@@ -333,20 +316,7 @@ fn serve(stream: &UnixStream, kept: &Kept) {
             return;
         }
         let n = ask.adds.len();
-        let items = ask
-            .adds
-            .into_iter()
-            .map(|a| {
-                let req = AddRequest {
-                    urls: a.urls,
-                    title: a.title,
-                    accessed: a.accessed,
-                    via: a.via,
-                    snapshot: a.snapshot,
-                };
-                (ctx.clone(), req)
-            })
-            .collect();
+        let items = ask.adds.into_iter().map(|req| (ctx.clone(), req)).collect();
         let left = Duration::from_nanos(ask.until_ns.saturating_sub(monotonic_ns()));
         let deadline = Instant::now().checked_add(left);
         let (answer, stopping): (Answer, bool) = if left.is_zero() {

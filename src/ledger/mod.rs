@@ -244,7 +244,7 @@ pub struct Added {
 pub const SHARED_PAGE_LOOKBACK: usize = 4096;
 
 /// A request to register URLs, checked before the store is touched.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct AddRequest {
     pub urls: Vec<String>,
     /// Applies only when exactly one URL is given, as in `sources.py`.

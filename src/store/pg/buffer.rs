@@ -51,7 +51,8 @@ pub struct Known {
     /// The views (urls, sources) hold nothing but what this transaction wrote.
     pub views_empty: bool,
     /// What the write transaction's first read found (`PgTables::start_from`), valid
-    /// until it puts a row: the row counts, the last record, the highest source key.
+    /// until it puts a row: the row counts and the last record (and, with `top_source`,
+    /// the highest id of each epoch).
     pub start: Option<Start>,
     /// The highest (epoch, id) in the sources table when the transaction began, `Some(None)`
     /// when it was empty: no source above it exists but those the transaction wrote (which
@@ -63,7 +64,6 @@ pub struct Known {
 pub struct Start {
     pub counts: RowCounts,
     pub last_record: Option<(u64, Vec<u8>)>,
-    pub top_source: Option<(u64, u64)>,
 }
 
 impl Known {

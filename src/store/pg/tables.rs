@@ -159,8 +159,8 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         let mut start = Start {
             counts: RowCounts::default(),
             last_record: None,
-            top_source: None,
         };
+        let mut top_source = None;
         let mut known = self.known.borrow_mut();
         for message in answer {
             let SimpleQueryMessage::Row(row) = message else {
@@ -186,12 +186,12 @@ impl<C: BorrowMut<Client>> PgTables<C> {
                     let record = unhex(b).ok_or_else(|| bad("a record"))?;
                     start.last_record = Some((number(a)?, record));
                 }
-                "s" => start.top_source = Some((number(a)?, number(b)?)),
+                "s" => top_source = Some((number(a)?, number(b)?)),
                 _ => return Err(bad("a row kind")),
             }
         }
         known.meta_complete = true;
-        known.top_source = Some(start.top_source);
+        known.top_source = Some(top_source);
         known.start = Some(start);
         Ok(())
     }
@@ -386,14 +386,16 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn last_source(&self, epoch: u64) -> StoreResult<Option<u64>> {
-        if let Some(start) = &self.known.borrow().start {
-            match start.top_source {
+        let known = self.known.borrow();
+        if let (Some(_), Some(top)) = (&known.start, known.top_source) {
+            match top {
                 None => return Ok(None),
                 Some((top, id)) if top == epoch => return Ok(Some(id)),
                 Some((top, _)) if top < epoch => return Ok(None),
                 Some(_) => {}
             }
         }
+        drop(known);
         Ok(self
             .one::<Option<i64>>(
                 "SELECT max(id) FROM cite_sources WHERE epoch = $1",
