@@ -314,12 +314,42 @@ fn monotonic_ns() -> u64 {
     now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
 }
 
-/// How many sockets the kernel lists at `path`: the lead's listener, and one per server
-/// connected to it.
-fn sockets_at(path: &Path) -> usize {
+/// How many of `lead`'s sockets the kernel lists at its lead socket (named however it was
+/// bound): its listener, and one per server connected to it. Read through the process's
+/// own descriptors, so the other tests' servers (each with a `ledger.redb.sock`) do not
+/// count.
+fn lead_sockets(lead: &Server) -> usize {
+    let fds = std::fs::read_dir(format!("/proc/{}/fd", lead.child.id())).unwrap();
+    let inodes: std::collections::BTreeSet<String> = fds
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter_map(|target| {
+            let target = target.to_str()?;
+            Some(
+                target
+                    .strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .to_string(),
+            )
+        })
+        .collect();
     let table = std::fs::read_to_string("/proc/net/unix").unwrap();
-    let path = path.to_str().unwrap();
-    table.lines().filter(|l| l.ends_with(path)).count()
+    table
+        .lines()
+        .filter(|l| l.ends_with("/ledger.redb.sock"))
+        // Num RefCount Protocol Flags Type St Inode Path
+        .filter(|l| {
+            l.split_whitespace()
+                .nth(6)
+                .is_some_and(|i| inodes.contains(i))
+        })
+        .count()
+}
+
+/// `cite --wait SECONDS mcp`, initialized.
+fn start_waiting(ledger: &Path, seconds: &str) -> Server {
+    let mut mcp = Server::start_waiting(ledger, seconds);
+    mcp.initialize();
+    mcp
 }
 
 /// Servers of one ledger file share commits (issue 11): the first server to write leads,
@@ -425,10 +455,8 @@ fn servers_of_a_ledger_deep_in_folders_share_a_lead() {
     let mut follower = start(&ledger);
     send_add(&mut follower, 1, "https://b.example/");
     assert_eq!(added(&follower).0, 2);
-    let listed = std::fs::read_to_string("/proc/net/unix").unwrap();
-    let name = "/ledger.redb.sock";
     assert!(
-        listed.lines().filter(|l| l.ends_with(name)).count() >= 2,
+        lead_sockets(&lead) >= 2,
         "the second server is connected to the lead"
     );
     assert_eq!(follower.shutdown(), Some(0));
@@ -445,8 +473,7 @@ fn an_add_its_server_gave_up_on_is_not_written_by_the_lead_later() {
     let mut lead = start(&sb.ledger);
     send_add(&mut lead, 1, "https://a.example/");
     assert_eq!(added(&lead).0, 1);
-    let mut follower = Server::start_waiting(&sb.ledger, "1");
-    follower.initialize();
+    let mut follower = start_waiting(&sb.ledger, "1");
     send_add(&mut follower, 1, "https://b.example/");
     assert_eq!(added(&follower).0, 2);
 
@@ -495,12 +522,11 @@ fn a_server_whose_lead_is_stopped_writes_its_adds_itself_within_its_wait() {
     let mut lead = start(&sb.ledger);
     send_add(&mut lead, 1, "https://a.example/");
     assert_eq!(added(&lead).0, 1);
-    let mut follower = Server::start_waiting(&sb.ledger, "100");
-    follower.initialize();
+    let mut follower = start_waiting(&sb.ledger, "100");
     send_add(&mut follower, 1, "https://b.example/");
     assert_eq!(added(&follower).0, 2);
     assert!(
-        sockets_at(&lead_socket(&sb)) >= 2,
+        lead_sockets(&lead) >= 2,
         "the second server is connected to the lead"
     );
     // Stopped idle: its own add answered, it has finished whatever it was asked before.

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::backends::{cite_in, workflow};
-use crate::crash_loop::{Rng, printed};
+use crate::crash_loop::{Rng, assert_printed_ids_kept, printed};
 use crate::util::{Outcome, cite_bin, postgres_db, postgres_server};
 
 /// Runs `cite ARGS…` in `dir` and asserts it succeeded; returns stdout.
@@ -296,20 +296,7 @@ fn killed_writers_lose_nothing(dir: &Path, ledger: &str, rounds: usize) {
         "{rounds} rounds of {WRITERS} kills: {} ids printed, {n} sources in the ledger",
         promised.len()
     );
-    assert_eq!(
-        listed.keys().copied().collect::<Vec<_>>(),
-        (1..=n).collect::<Vec<_>>(),
-        "ids are not dense"
-    );
-    for (id, url) in &promised {
-        assert_eq!(
-            listed.get(id),
-            Some(url),
-            "[{id}] {url} was printed, then lost"
-        );
-    }
-    let urls: BTreeSet<&String> = listed.values().collect();
-    assert_eq!(urls.len() as u64, n, "a URL has two ids");
+    assert_printed_ids_kept(&listed, &promised);
     // And it takes new writes.
     let next = ok(
         dir,

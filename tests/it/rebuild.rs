@@ -103,14 +103,7 @@ fn rebuild_refuses_a_broken_log_and_changes_nothing() {
             .remove((1, "https://b.example"))
             .unwrap();
     });
-    let mut bytes = record_bytes(&sb.ledger, 6);
-    bytes.push(0);
-    tamper(&sb.ledger, |txn| {
-        txn.open_table(cite::store::redbfile::tables::EVENTS)
-            .unwrap()
-            .insert(6, bytes.as_slice())
-            .unwrap();
-    });
+    add_a_trailing_byte_to_record_6(&sb.ledger);
     let before = std::fs::read(&sb.ledger).unwrap();
     let out = sb.cite().arg("rebuild").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -180,14 +173,7 @@ fn rebuild_of_a_missing_ledger_creates_nothing() {
 fn copy_refuses_a_broken_log_and_leaves_no_target() {
     let sb = Sandbox::new();
     varied(&sb);
-    let mut bytes = record_bytes(&sb.ledger, 6);
-    bytes.push(0);
-    tamper(&sb.ledger, |txn| {
-        txn.open_table(cite::store::redbfile::tables::EVENTS)
-            .unwrap()
-            .insert(6, bytes.as_slice())
-            .unwrap();
-    });
+    add_a_trailing_byte_to_record_6(&sb.ledger);
     let to = sb.path().join("copy.redb");
     let out = crate::util::cite_bin()
         .args(["copy", sb.ledger.to_str().unwrap(), to.to_str().unwrap()])
@@ -205,4 +191,16 @@ fn copy_refuses_a_broken_log_and_leaves_no_target() {
         "a half-made copy was left at {}",
         to.display()
     );
+}
+
+/// Breaks record 6 of the ledger at `ledger`: one byte appended to it.
+fn add_a_trailing_byte_to_record_6(ledger: &std::path::Path) {
+    let mut bytes = record_bytes(ledger, 6);
+    bytes.push(0);
+    tamper(ledger, |txn| {
+        txn.open_table(cite::store::redbfile::tables::EVENTS)
+            .unwrap()
+            .insert(6, bytes.as_slice())
+            .unwrap();
+    });
 }
