@@ -45,16 +45,16 @@ impl Rng {
     }
 }
 
-/// The writer: a shell loop that adds one URL, then a batch of 25, forever. `$0` is the
-/// binary, `$1` the ledger, `$2` this round's tag, so that every URL is new.
-const WRITER: &str = r#"
+/// The writer: a shell loop that adds one URL, then a batch of `$3`, forever. `$0` is the
+/// binary, `$1` the ledger, `$2` a tag of this writer's, so that every URL is new.
+pub(crate) const WRITER: &str = r#"
 i=0
 while :; do
     i=$((i+1))
     "$0" --ledger "$1" add "https://crash.example/$2/$i" || exit 1
     batch=""
     j=0
-    while [ $j -lt 25 ]; do
+    while [ $j -lt "$3" ]; do
         j=$((j+1))
         batch="$batch https://crash.example/$2/$i/$j"
     done
@@ -91,6 +91,7 @@ fn writers_killed_at_random_moments_lose_nothing_they_printed() {
             .arg(&bin)
             .arg(&sb.ledger)
             .arg(format!("r{round}"))
+            .arg("25")
             .env_remove("CITE_LEDGER")
             .env_remove("HERMES_CITATION_LEDGER")
             .env_remove("CITE_ACTOR")

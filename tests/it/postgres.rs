@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::backends::{cite_in, workflow};
-use crate::crash_loop::{Rng, assert_printed_ids_kept, printed};
+use crate::crash_loop::{Rng, WRITER, assert_printed_ids_kept, printed};
 use crate::util::{Outcome, cite_bin, postgres_db, postgres_server};
 
 /// Runs `cite ARGS…` in `dir` and asserts it succeeded; returns stdout.
@@ -201,23 +201,6 @@ fn eight_processes_adding_at_once_lose_nothing() {
 const ROUNDS: usize = 12;
 const WRITERS: usize = 3;
 
-/// A writer: a shell loop that adds one URL, then a batch of 10, forever. `$0` is the
-/// binary, `$1` the ledger, `$2` this writer's tag, so that every URL is new.
-const WRITER: &str = r#"
-i=0
-while :; do
-    i=$((i+1))
-    "$0" --ledger "$1" add "https://crash.example/$2/$i" || exit 1
-    batch=""
-    j=0
-    while [ $j -lt 10 ]; do
-        j=$((j+1))
-        batch="$batch https://crash.example/$2/$i/$j"
-    done
-    "$0" --ledger "$1" add $batch || exit 1
-done
-"#;
-
 #[test]
 fn writers_killed_mid_flight_lose_nothing_they_printed() {
     let Some(db) = postgres_db("postgres::writers_killed_mid_flight_lose_nothing_they_printed")
@@ -246,6 +229,7 @@ fn killed_writers_lose_nothing(dir: &Path, ledger: &str, rounds: usize) {
                     .arg(&bin)
                     .arg(ledger)
                     .arg(format!("r{round}w{w}"))
+                    .arg("10")
                     .env_remove("CITE_LEDGER")
                     .env_remove("HERMES_CITATION_LEDGER")
                     .env_remove("CITE_ACTOR")
