@@ -6,9 +6,11 @@
 //! The delays are random; the seed is printed, and `CITE_CRASH_SEED=N` replays a run.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -62,6 +64,49 @@ while :; do
 done
 "#;
 
+/// Starts [`WRITER`] in `dir` on `ledger`, tagged `tag`, adding batches of `batch`, in a
+/// process group of its own (so that one signal reaches the shell and its `cite`).
+pub(crate) fn spawn_writer(dir: &Path, ledger: &OsStr, tag: &str, batch: u32) -> Child {
+    Command::new("sh")
+        .current_dir(dir)
+        .arg("-c")
+        .arg(WRITER)
+        .arg(assert_cmd::cargo::cargo_bin("cite"))
+        .arg(ledger)
+        .arg(tag)
+        .arg(batch.to_string())
+        .env_remove("CITE_LEDGER")
+        .env_remove("HERMES_CITATION_LEDGER")
+        .env_remove("CITE_ACTOR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("spawn a writer")
+}
+
+/// SIGKILLs a writer's whole process group.
+pub(crate) fn kill_writer(writer: &Child) {
+    let killed = Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{}", writer.id())])
+        .status()
+        .expect("run kill");
+    assert!(killed.success(), "kill failed");
+}
+
+/// What a killed writer printed, once it has ended.
+pub(crate) fn printed_by(mut writer: Child) -> Vec<(u64, String)> {
+    writer.wait().expect("wait for the writer");
+    let mut out = String::new();
+    writer
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .expect("read what the writer printed");
+    printed(&out)
+}
+
 /// `[ID] URL` lines complete in `out` (a line cut by the kill is ignored).
 pub(crate) fn printed(out: &str) -> Vec<(u64, String)> {
     let complete = match out.rfind('\n') {
@@ -81,41 +126,13 @@ pub(crate) fn printed(out: &str) -> Vec<(u64, String)> {
 #[test]
 fn writers_killed_at_random_moments_lose_nothing_they_printed() {
     let sb = Sandbox::new();
-    let bin = assert_cmd::cargo::cargo_bin("cite");
     let mut rng = Rng::new();
     let mut promised: Vec<(u64, String)> = Vec::new();
     for round in 0..KILLS {
-        let mut writer = Command::new("sh")
-            .arg("-c")
-            .arg(WRITER)
-            .arg(&bin)
-            .arg(&sb.ledger)
-            .arg(format!("r{round}"))
-            .arg("25")
-            .env_remove("CITE_LEDGER")
-            .env_remove("HERMES_CITATION_LEDGER")
-            .env_remove("CITE_ACTOR")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            // Its own process group, so one signal reaches the shell and its `cite`.
-            .process_group(0)
-            .spawn()
-            .expect("spawn the writer");
+        let writer = spawn_writer(sb.path(), sb.ledger.as_os_str(), &format!("r{round}"), 25);
         thread::sleep(Duration::from_millis(5 + rng.below(76)));
-        let killed = Command::new("kill")
-            .args(["-s", "KILL", "--", &format!("-{}", writer.id())])
-            .status()
-            .expect("run kill");
-        assert!(killed.success(), "kill failed in round {round}");
-        writer.wait().expect("wait for the writer");
-        let mut out = String::new();
-        writer
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .expect("read what the writer printed");
-        promised.extend(printed(&out));
+        kill_writer(&writer);
+        promised.extend(printed_by(writer));
 
         // The ledger opens at once after every kill: quick repair, not a full one.
         let started = Instant::now();

@@ -19,17 +19,17 @@
 //! for a relative file path, and must not write into the source tree.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::backends::{cite_in, workflow};
-use crate::crash_loop::{Rng, WRITER, assert_printed_ids_kept, printed};
+use crate::crash_loop::{
+    Rng, assert_printed_ids_kept, kill_writer, printed, printed_by, spawn_writer,
+};
 use crate::util::{Outcome, cite_bin, postgres_db, postgres_server};
 
 /// Runs `cite ARGS…` in `dir` and asserts it succeeded; returns stdout.
@@ -216,53 +216,23 @@ fn writers_killed_mid_flight_lose_nothing_they_printed() {
 /// moment; then every id printed is there with its URL, ids are dense, audit passes and
 /// the ledger takes a new write.
 fn killed_writers_lose_nothing(dir: &Path, ledger: &str, rounds: usize) {
-    let bin = assert_cmd::cargo::cargo_bin("cite");
     let mut rng = Rng::new();
     let mut promised: Vec<(u64, String)> = Vec::new();
     for round in 0..rounds {
-        let mut writers: Vec<_> = (0..WRITERS)
-            .map(|w| {
-                Command::new("sh")
-                    .current_dir(dir)
-                    .arg("-c")
-                    .arg(WRITER)
-                    .arg(&bin)
-                    .arg(ledger)
-                    .arg(format!("r{round}w{w}"))
-                    .arg("10")
-                    .env_remove("CITE_LEDGER")
-                    .env_remove("HERMES_CITATION_LEDGER")
-                    .env_remove("CITE_ACTOR")
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::null())
-                    // Its own process group, so one signal reaches the shell and its `cite`.
-                    .process_group(0)
-                    .spawn()
-                    .expect("spawn a writer")
-            })
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|w| spawn_writer(dir, ledger.as_ref(), &format!("r{round}w{w}"), 10))
             .collect();
         // Kill each writer at its own random moment.
         let mut delays: Vec<u64> = (0..WRITERS).map(|_| 20 + rng.below(400)).collect();
         delays.sort_unstable();
         let mut slept = 0;
-        for (w, delay) in writers.iter_mut().zip(delays) {
+        for (w, delay) in writers.iter().zip(delays) {
             thread::sleep(Duration::from_millis(delay - slept));
             slept = delay;
-            let killed = Command::new("kill")
-                .args(["-s", "KILL", "--", &format!("-{}", w.id())])
-                .status()
-                .expect("run kill");
-            assert!(killed.success(), "kill failed in round {round}");
+            kill_writer(w);
         }
-        for mut w in writers {
-            w.wait().expect("wait for a writer");
-            let mut out = String::new();
-            w.stdout
-                .take()
-                .unwrap()
-                .read_to_string(&mut out)
-                .expect("read what the writer printed");
-            promised.extend(printed(&out));
+        for w in writers {
+            promised.extend(printed_by(w));
         }
         // The ledger answers after every round of kills.
         ok(dir, ledger, &["list"]);
