@@ -4,11 +4,12 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use crate::draft::{self, CitedEvidence, LedgerFacts, Verification, VerifyOptions};
+use super::Failure;
+use crate::draft::{self, Advice, CitedEvidence, LedgerFacts, Verification, VerifyOptions};
 use crate::render::sources::{self, IdSet, Style};
 
 use crate::ledger::url::canonicalize;
-use crate::ledger::{Error, Result, Source, View};
+use crate::ledger::{Result, Source, View};
 
 /// What `render` says when the selection is empty.
 pub const NOTHING_TO_RENDER: &str = "no sources to render";
@@ -19,54 +20,145 @@ pub fn nothing_to_render() -> super::Failure {
     super::Failure::failed(NOTHING_TO_RENDER).without_prefix()
 }
 
-/// The sources a Sources block lists, in id order: those cited in a draft (`cited`, the
-/// ids of [`draft::cited_ids`]) when given, else those in `only`, else all; `only`
-/// narrows `cited` too. Cited ids missing from the ledger are left out.
+/// The ids a Sources block or an export takes, checked against the ledger: those a
+/// draft cites (`cited`, the ids of [`draft::cited_ids`]), narrowed by `only`; else
+/// those of `only`; else every id (`None`).
 ///
-/// Reads only what is selected: a few ids of a large ledger are a few lookups.
-pub fn select(
+/// No id is dropped silently (issue 18): an id `only` names, or a cited one it keeps,
+/// that the ledger lacks is a failure naming it, worded for `advice` (`only` is how
+/// the caller spells the flag; `ledger` where the ledger is). In the chat path (`render --only`, `render --cited-in
+/// -`) that is the only check an id gets before the reader sees it.
+pub fn selection(
     view: &View,
-    only: Option<&IdSet>,
+    only: Option<(&IdSet, &str)>,
     cited: Option<&BTreeSet<u64>>,
-) -> Result<Vec<Source>> {
-    let mut picked: Vec<Source> = Vec::new();
-    match (cited, only) {
-        (Some(cited), _) => {
-            for &id in cited {
-                if only.is_none_or(|o| o.contains(id)) {
-                    match view.source(id) {
-                        Ok(s) => picked.push(s),
-                        Err(Error::UnknownSource(_)) => {}
-                        Err(e) => return Err(e),
-                    }
-                }
-            }
+    advice: Advice,
+    ledger: &str,
+) -> std::result::Result<Option<Vec<(u64, u64)>>, Failure> {
+    let have = view.id_ranges()?;
+    let known = |id: u64| {
+        let i = have.partition_point(|&(_, hi)| hi < id);
+        have.get(i).is_some_and(|&(lo, _)| lo <= id)
+    };
+    let only_ranges = only.map(|(o, _)| o.ranges());
+    let picked: Option<Vec<(u64, u64)>> = match (cited, &only_ranges) {
+        (Some(cited), _) => Some(
+            cited
+                .iter()
+                .filter(|&&id| only.is_none_or(|(o, _)| o.contains(id)))
+                .map(|&id| (id, id))
+                .collect(),
+        ),
+        (None, Some(ranges)) => Some(ranges.clone()),
+        (None, None) => None,
+    };
+    let mut problems: Vec<String> = Vec::new();
+    let mut hints: Vec<String> = Vec::new();
+    if cited.is_some() {
+        let lacking: Vec<u64> = picked
+            .iter()
+            .flatten()
+            .map(|&(id, _)| id)
+            .filter(|&id| !known(id))
+            .collect();
+        if !lacking.is_empty() {
+            problems.push(format!(
+                "the draft cites {}{}, not in the ledger",
+                draft::id_list(&lacking[..lacking.len().min(draft::LIST_AT_MOST)]),
+                more(lacking.len())
+            ));
+            hints.push(format!("remove those citations, or {}", advice.register()));
         }
-        (None, Some(only)) => {
-            for (lo, hi) in only.ranges() {
+    }
+    if let (Some(ranges), Some((_, name))) = (&only_ranges, only) {
+        let lacking = without(ranges, &have);
+        if !lacking.is_empty() {
+            problems.push(format!(
+                "{name} names {}, not in the ledger",
+                draft::ranges_shown(&lacking, true)
+            ));
+            hints.push(format!("the ledger's ids are listed by {}", advice.list()));
+        }
+    }
+    let failure = (!problems.is_empty()).then(|| {
+        let mut f = Failure::failed(format!("{} (ledger: {ledger})", problems.join("; ")));
+        f.hints = hints;
+        f
+    });
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(picked),
+    }
+}
+
+/// ` and N more` past the first [`draft::LIST_AT_MOST`].
+fn more(count: usize) -> String {
+    if count > draft::LIST_AT_MOST {
+        format!(" and {} more", count - draft::LIST_AT_MOST)
+    } else {
+        String::new()
+    }
+}
+
+/// The parts of the sorted, merged `ranges` outside the sorted, disjoint `have`.
+fn without(ranges: &[(u64, u64)], have: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    for &(lo, hi) in ranges {
+        // The first id of `lo..=hi` not yet found in `have` or put in `out`.
+        let mut start = lo;
+        let mut covered = false;
+        for &(a, b) in have {
+            if b < start {
+                continue;
+            }
+            if a > hi {
+                break;
+            }
+            if a > start {
+                out.push((start, a - 1));
+            }
+            if b >= hi {
+                covered = true;
+                break;
+            }
+            start = b + 1;
+        }
+        if !covered {
+            out.push((start, hi));
+        }
+    }
+    out
+}
+
+/// The sources of a [`selection`], in id order: reads only what is selected, so a few
+/// ids of a large ledger are a few lookups.
+pub fn select(view: &View, picked: Option<&[(u64, u64)]>) -> Result<Vec<Source>> {
+    let mut out: Vec<Source> = Vec::new();
+    match picked {
+        Some(ranges) => {
+            for &(lo, hi) in ranges {
                 for s in view.sources_between(lo, hi)? {
-                    picked.push(s?);
+                    out.push(s?);
                 }
             }
         }
-        (None, None) => {
+        None => {
             for s in view.sources()? {
-                picked.push(s?);
+                out.push(s?);
             }
         }
     }
-    Ok(picked)
+    Ok(out)
 }
 
-/// The Sources block for the selection of [`select`], in `style`; empty when nothing
-/// is selected.
+/// The Sources block for a [`selection`], in `style`, with the sources it lists; empty
+/// when nothing is selected.
 pub fn block(
     view: &View,
     style: Style,
-    only: Option<&IdSet>,
-    cited: Option<&BTreeSet<u64>>,
+    picked: Option<&[(u64, u64)]>,
 ) -> Result<(Vec<Source>, String)> {
-    let picked = select(view, only, cited)?;
+    let picked = select(view, picked)?;
     let block = sources::block(&picked, style);
     Ok((picked, block))
 }
@@ -174,4 +266,20 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
         with_evidence: opts.evidence,
         evidence,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without;
+
+    #[test]
+    fn ids_outside_the_ledger_are_found_as_ranges() {
+        let have = [(1, 6), (9, 9)];
+        assert_eq!(without(&[(5, 7)], &have), [(7, 7)]);
+        assert_eq!(without(&[(1, 6)], &have), []);
+        assert_eq!(without(&[(1, 12)], &have), [(7, 8), (10, 12)]);
+        assert_eq!(without(&[(2, 3), (99, 99)], &have), [(99, 99)]);
+        assert_eq!(without(&[(4, 4)], &[]), [(4, 4)]);
+        assert_eq!(without(&[(1, u64::MAX)], &[(1, 3)]), [(4, u64::MAX)]);
+    }
 }

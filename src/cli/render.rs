@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::app::report;
-use crate::draft;
+use crate::draft::{self, Advice};
 use crate::render::sources::{IdSet, Style};
 use crate::rewrite::DraftRewrite;
 use crate::text::shell_word;
@@ -18,7 +18,7 @@ pub struct Args {
     /// Ids to include, e.g. 1,3,5-7
     #[arg(long, value_name = "IDS")]
     only: Option<String>,
-    /// Include only ids cited in this draft's prose
+    /// Include only ids cited in this draft's prose (`-` reads it from stdin)
     #[arg(long, value_name = "FILE")]
     cited_in: Option<PathBuf>,
     /// Rewrite this draft's Sources block in place (implies --cited-in on it)
@@ -57,7 +57,15 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let cited = draft_text.map(draft::cited_ids);
 
     let view = env.ledger.view(args.epoch)?;
-    let (_, block) = report::block(&view, args.style, only.as_ref(), cited.as_ref())?;
+    let only = only.as_ref().map(|o| (o, "--only"));
+    let picked = report::selection(
+        &view,
+        only,
+        cited.as_ref(),
+        Advice::Shell,
+        &env.ledger.location().to_string(),
+    )?;
+    let (_, block) = report::block(&view, args.style, picked.as_deref())?;
     if block.is_empty() {
         return Err(report::nothing_to_render());
     }

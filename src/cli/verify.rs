@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::app::{Input, Reading, report};
-use crate::draft::VerifyOptions;
+use crate::draft::{Advice, VerifyOptions};
 use crate::render;
 
 use super::{CliError, Env};
@@ -20,13 +20,18 @@ punctuation, no space before, each in its own brackets (`…liquid water.[1][2]`
   [unverified]    from model knowledge, not sourced (say so in the summary if many)
 Coverage (--min-coverage) is the share of prose sentences with any of them.
 
+A citation glued to a word (`carmakers[7].`) is still a citation — the reader sees it — so it
+is checked and counted, with a warning to write `carmakers.[7]`.
+
 Fails (exit 1) on ids that are not in the ledger, a missing or stale Sources block (fix:
 `cite render --replace-in DRAFT`), coverage below --min-coverage, and with --evidence a
-cited source without a quote (`cite quote ID --text … --from PAGE`). Exit 2: no such draft.";
+cited source without a quote (`cite quote ID --text … --from PAGE`). --strict also fails on
+every warning about the draft (each printed as a FAIL line too); ledger sources the draft
+does not cite are information, not warnings. Exit 2: no such draft. DRAFT `-` is stdin.";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The draft to check
+    /// The draft to check (`-` reads it from stdin)
     draft: PathBuf,
     /// Treat warnings as failures
     #[arg(long)]
@@ -47,7 +52,7 @@ pub struct Args {
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     crate::app::check_min_coverage("--min-coverage", args.min_coverage)?;
-    let text = Input::File(args.draft.clone()).read(Reading::Draft)?;
+    let text = Input::arg(&args.draft).read(Reading::Draft)?;
     let view = env.ledger.view(args.epoch)?;
     let opts = VerifyOptions {
         strict: args.strict,
@@ -55,6 +60,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         evidence: args.evidence,
         draft: Some(args.draft.clone()),
         ledger: Some(env.ledger.location().to_string()),
+        advice: Advice::Shell,
     };
     let verified = report::verify(&view, &text, &opts)?;
     if args.json {

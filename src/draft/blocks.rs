@@ -65,6 +65,8 @@ pub(crate) fn tail(draft: &str) -> Tail<'_> {
     let mut ok = true;
     let mut next_ok = (n, draft.len());
     let mut run_end = n;
+    // The first index `k >= i + 1` of a line that lists a source.
+    let mut next_entry = n;
     let mut close: Option<bool> = None;
     for (i, (offset, text)) in (0..n).rev().zip(layout::lines_backwards(draft)) {
         let shape = if code[i / 64] >> (i % 64) & 1 == 1 {
@@ -75,9 +77,14 @@ pub(crate) fn tail(draft: &str) -> Tail<'_> {
         let ok_here = match shape {
             Shape::Blank | Shape::Footnote => ok,
             Shape::Header => next_ok.0 <= run_end,
+            // Another name only over entries: `## Notes` over nothing is the author's.
+            Shape::OtherHeader => next_ok.0 <= run_end && next_entry < run_end,
             Shape::BibOpen => close == Some(true),
             _ => false,
         };
+        if matches!(shape, Shape::Entry | Shape::Footnote | Shape::BibOpen) {
+            next_entry = i;
+        }
         if !matches!(
             shape,
             Shape::Blank | Shape::Entry | Shape::Footnote | Shape::Evidence
@@ -105,7 +112,7 @@ pub(crate) fn tail(draft: &str) -> Tail<'_> {
         let i = start + line.number - 1;
         let text = line.text;
         let found = match shape(text) {
-            Shape::Header => {
+            Shape::Header | Shape::OtherHeader => {
                 header = Some(i);
                 None
             }
@@ -141,6 +148,9 @@ enum Shape {
     Code,
     Blank,
     Header,
+    /// A heading by another name (References, Notes, …): a Sources header only over
+    /// entries.
+    OtherHeader,
     Entry,
     Footnote,
     Evidence,
@@ -166,8 +176,11 @@ pub(crate) fn in_block_body(text: &str) -> bool {
 fn shape(text: &str) -> Shape {
     if text.trim().is_empty() {
         Shape::Blank
-    } else if is_sources_header(text) {
-        Shape::Header
+    } else if let Some(heading) = sources_heading(text) {
+        match heading {
+            Heading::Sources => Shape::Header,
+            Heading::Other => Shape::OtherHeader,
+        }
     } else if entry(text).is_some() {
         Shape::Entry
     } else if footnote(text).is_some() {
@@ -183,26 +196,180 @@ fn shape(text: &str) -> Shape {
     }
 }
 
-/// `sources.py`'s `^\s*(?:#{1,6}\s*)?(?:\*\*)?sources:?(?:\*\*)?\s*$`, case-insensitive;
-/// `**Sources**:` is accepted too.
-pub(crate) fn is_sources_header(text: &str) -> bool {
+/// What a heading line names, when it names a list of sources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Heading {
+    /// `Sources`: whatever is under it is a Sources section (`sources.py`'s rule).
+    Sources,
+    /// Another name a list of sources goes by (References, Bibliography, Works cited,
+    /// Notes, Links, …, in several languages): a Sources section only when a list of
+    /// source entries is under it, since "Notes" over the author's prose is just a
+    /// heading.
+    Other,
+}
+
+/// The other names of a Sources section, lower case, single-spaced (issue 18): what
+/// writers and models put over a list of `[N] URL` entries, in the languages drafts
+/// are written in most.
+const OTHER_HEADINGS: &[&str] = &[
+    // English
+    "source",
+    "reference",
+    "references",
+    "reference list",
+    "bibliography",
+    "works cited",
+    "work cited",
+    "citations",
+    "sources cited",
+    "references cited",
+    "notes",
+    "endnotes",
+    "footnotes",
+    "links",
+    "sources and references",
+    "references and notes",
+    "notes and references",
+    "sources and notes",
+    "notes and sources",
+    "sources and links",
+    // German
+    "quellen",
+    "quellenangaben",
+    "quellenverzeichnis",
+    "literatur",
+    "literaturverzeichnis",
+    "referenzen",
+    "einzelnachweise",
+    "anmerkungen",
+    "belege",
+    "weblinks",
+    "fußnoten",
+    // French
+    "références",
+    "bibliographie",
+    "notes et références",
+    "liens",
+    "liens externes",
+    // Spanish, Portuguese, Italian, Catalan
+    "fuentes",
+    "referencias",
+    "bibliografía",
+    "notas",
+    "enlaces",
+    "obras citadas",
+    "fontes",
+    "referências",
+    "bibliografia",
+    "fonti",
+    "riferimenti",
+    "note",
+    "fonts",
+    "referències",
+    // Dutch, Nordic
+    "bronnen",
+    "referenties",
+    "bronvermelding",
+    "literatuur",
+    "källor",
+    "referenser",
+    "kilder",
+    "referanser",
+    "referencer",
+    "lähteet",
+    "viitteet",
+    // Slavic, Greek, Turkish
+    "źródła",
+    "przypisy",
+    "zdroje",
+    "literatura",
+    "источники",
+    "литература",
+    "список литературы",
+    "ссылки",
+    "примечания",
+    "джерела",
+    "посилання",
+    "πηγές",
+    "αναφορές",
+    "βιβλιογραφία",
+    "kaynaklar",
+    "kaynakça",
+    // Asian and Semitic scripts
+    "参考文献",
+    "参考资料",
+    "參考資料",
+    "參考文獻",
+    "来源",
+    "來源",
+    "资料来源",
+    "資料來源",
+    "出典",
+    "出处",
+    "脚注",
+    "引用",
+    "出處",
+    "출처",
+    "참고 문헌",
+    "참고문헌",
+    "각주",
+    "المصادر",
+    "المراجع",
+    "مصادر",
+    "مراجع",
+    "מקורות",
+    "הערות",
+    "स्रोत",
+    "संदर्भ",
+    "सन्दर्भ",
+    // Vietnamese, Indonesian
+    "nguồn",
+    "tài liệu tham khảo",
+    "sumber",
+    "referensi",
+    "daftar pustaka",
+];
+
+/// The heading a line is, when it names a list of sources: `sources.py`'s
+/// `^\s*(?:#{1,6}\s*)?(?:\*\*)?sources:?(?:\*\*)?\s*$`, case-insensitive, with
+/// `**Sources**:` accepted too, for [`Heading::Sources`]; the same shape with one of
+/// [`OTHER_HEADINGS`] (any case, a full-width colon too) for [`Heading::Other`].
+pub(crate) fn sources_heading(text: &str) -> Option<Heading> {
     let mut s = text.trim();
     let hashes = s.bytes().take_while(|&b| b == b'#').count();
     if hashes > 6 {
-        return false;
+        return None;
     }
     if hashes > 0 {
         s = s[hashes..].trim_start();
     }
     let s = s.strip_prefix("**").unwrap_or(s);
-    let Some(rest) = s
-        .get(..7)
-        .filter(|w| w.eq_ignore_ascii_case("sources"))
-        .map(|_| &s[7..])
-    else {
-        return false;
-    };
-    matches!(rest, "" | ":" | "**" | ":**" | "**:")
+    let name = [":**", "**:", "**", ":", "：**", "**：", "："]
+        .iter()
+        .find_map(|end| s.strip_suffix(end))
+        .unwrap_or(s);
+    if name.eq_ignore_ascii_case("sources") {
+        return Some(Heading::Sources);
+    }
+    // Words as written, one space between: `Works  cited` is `works cited`, while
+    // `Sources :` (a space before the colon) is no heading, as in `sources.py`.
+    if name.len() > 40 || name.ends_with(char::is_whitespace) || name.is_empty() {
+        return None;
+    }
+    let folded: String = name
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    OTHER_HEADINGS
+        .contains(&folded.as_str())
+        .then_some(Heading::Other)
+}
+
+/// A `Sources` heading ([`Heading::Sources`]).
+#[cfg(test)]
+pub(crate) fn is_sources_header(text: &str) -> bool {
+    sources_heading(text) == Some(Heading::Sources)
 }
 
 /// An entry line, `sources.py`'s `^\s*\[(\d{1,4})\]\s*[-–:]?\s*(\S+)`: its id and URL
@@ -427,6 +594,56 @@ mod tests {
         ] {
             assert!(!is_sources_header(no), "{no}");
         }
+    }
+
+    #[test]
+    fn other_names_of_a_sources_list() {
+        use super::{Heading, sources_heading};
+        for yes in [
+            "## References",
+            "**References**",
+            "References:",
+            "### Bibliography",
+            "Works Cited",
+            "## works  cited:",
+            "**Citations:**",
+            "## Notes",
+            "# Links",
+            "## Quellen",
+            "## Références",
+            "## Referencias",
+            "## Источники",
+            "## 参考文献",
+            "参考文献：",
+            "## المصادر",
+        ] {
+            assert_eq!(sources_heading(yes), Some(Heading::Other), "{yes}");
+        }
+        for no in [
+            "## Further notes",
+            "## References :",
+            "References used",
+            "- References",
+        ] {
+            assert_eq!(sources_heading(no), None, "{no}");
+        }
+        assert_eq!(sources_heading("## Sources"), Some(Heading::Sources));
+    }
+
+    #[test]
+    fn a_list_under_another_name_at_the_end_is_the_tail() {
+        let d = "p.[1]\n\n**References**\n\n[1] https://a.org — A\n";
+        assert_eq!(start_line(d), Some(2));
+        assert_eq!(listed(&tail(d)), [(4, 1, "https://a.org".to_string())]);
+        let d = "p.[1]\n## Bibliography\n[1] https://a.org\n[2] https://b.org\n";
+        assert_eq!(start_line(d), Some(2));
+        // Without entries under it, another name is the author's heading.
+        assert_eq!(start_line("p\n\n## Notes\n"), None);
+        assert_eq!(
+            start_line("p\n## Notes\n\n## Sources\n[1] https://a.org\n"),
+            Some(3)
+        );
+        assert_eq!(start_line("p\n## Notes\nA remark of mine.\n"), None);
     }
 
     #[test]

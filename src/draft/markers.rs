@@ -3,20 +3,27 @@
 //!
 //! One rule decides what a citation is, everywhere (coverage, the ids `verify` looks up,
 //! the ids `render --cited-in` lists): a well-formed `[N]` (1–4 digits). The markers are
-//! `[N]`, `[tool:NAME]`, `[policy]`, `[unverified]` — the words in any ASCII case —
-//! neither glued to a word character nor to another bracket, and not a link (`[1](…)`)
-//! or a reference definition (`[1]: …`). `sources.py` also looked up ids glued to words,
-//! so `arr[1]` in a sentence about code counted as a cited source and made the draft
-//! need a Sources block; it is indexing, and now nothing at all.
+//! `[N]`, `[tool:NAME]`, `[policy]`, `[unverified]` — the words in any ASCII case — not
+//! glued to another bracket, not followed by a word character, and not a link (`[1](…)`)
+//! or a reference definition (`[1]: …`).
+//!
+//! A marker glued to the word before it (`carmakers[7].`, `a lot[2][3].`, `arr[1]`) is
+//! the most common way models write citations, and the reader sees it as one: it is a
+//! marker, marked [`Marker::glued`], so that it is rendered, checked against the ledger
+//! and counted, and `verify` warns with the form to write (`carmakers.[7]`). Issue 9 had
+//! read `arr[1]` as indexing and counted it for nothing, which let `verify` pass a draft
+//! whose reader saw `[2]` with no source (issue 18). Code is still code: inline code and
+//! fences are never prose.
 //!
 //! "Word character" is a letter, digit or `_`, except CJK characters: unspaced CJK prose
-//! has no other place for a marker (`氷は水より軽い[1]。`), while `arr[1]` and `x[1]y` in
-//! Latin-script prose are indexing, not citations.
+//! has no other place for a marker (`氷は水より軽い[1]。`), so a marker there is not
+//! glued at all.
 //!
 //! A bracket group that is plainly an attempt at a marker but not a well-formed one
-//! (`[1, 2]`, `[tool: python]`, `[tool:]`, `[[policy]]`, `[12345]`) gives no provenance
-//! either; [`malformed`] names it and the form to write instead, so the writer hears of
-//! it. A well-formed marker glued to a word is not one of these: it is read as indexing.
+//! (`[1, 2]`, `[tool: python]`, `[tool:]`, `[[policy]]`, `[12345]`, `[1]junk`) gives no
+//! provenance; [`malformed`] names it and the form to write instead, so the writer hears
+//! of it. Where such a group still shows the reader one id (`[1]junk`, `[[1]]`),
+//! [`shown_id`] gives it, so that the id is checked and rendered all the same.
 
 use crate::text::is_cjk;
 
@@ -39,6 +46,9 @@ pub(crate) struct Marker {
     pub start: usize,
     pub end: usize,
     pub kind: Kind,
+    /// Glued to the word before it (`carmakers[7]`): a marker all the same, written
+    /// after the punctuation instead (`carmakers.[7]`).
+    pub glued: bool,
 }
 
 /// Every well-formed marker in `line`, left to right.
@@ -64,13 +74,70 @@ pub(crate) fn marker_at(line: &str, start: usize) -> Option<Marker> {
     let kind = classify(&line[start + 1..close])?;
     let before = line[..start].chars().next_back();
     let after = line[close + 1..].chars().next();
-    let glued_before = before.is_some_and(|c| c == '[' || is_word(c));
+    let after_bracket = before == Some('[');
     let glued_after = after.is_some_and(|c| matches!(c, ']' | '(' | ':') || is_word(c));
-    (!glued_before && !glued_after).then_some(Marker {
+    (!after_bracket && !glued_after).then_some(Marker {
         start,
         end: close + 1,
         kind,
+        glued: before.is_some_and(is_word),
     })
+}
+
+/// The id a bracket group at byte `start` shows the reader when it is no well-formed
+/// marker but plainly cites one source: `[1]junk`, `x[1]y`, `[[1]]`, `[[1]`, `[1]]`.
+/// Not a link (`[1](…)`), a reference definition (`[1]: …`), a list (`[1, 2]`) or an
+/// id of 5+ digits.
+pub(crate) fn shown_id(line: &str, start: usize) -> Option<u64> {
+    let bytes = line.as_bytes();
+    if bytes.get(start) != Some(&b'[') || marker_at(line, start).is_some() {
+        return None;
+    }
+    let content = start + 1;
+    let digits = bytes[content..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let close = content + digits;
+    if !(1..=4).contains(&digits) || bytes.get(close) != Some(&b']') {
+        return None;
+    }
+    if matches!(bytes.get(close + 1), Some(b'(' | b':')) {
+        return None;
+    }
+    line[content..close].parse().ok()
+}
+
+/// For a marker glued to the word before it, the text the reader sees (the word, the
+/// run of markers, and a punctuation mark right after them) and what to do instead:
+/// `carmakers[7].` → `write "carmakers.[7]"`.
+pub(crate) fn glued_fix<'a>(line: &'a str, m: &Marker) -> (&'a str, String) {
+    let word = line[..m.start]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_word(c))
+        .last()
+        .map_or(m.start, |(i, _)| i);
+    let mut end = m.end;
+    while let Some(next) = marker_at(line, end) {
+        end = next.end;
+    }
+    let marks = &line[m.start..end];
+    let punct = line[end..]
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '.' | ',' | ';' | ':' | '!' | '?'));
+    match punct {
+        Some(p) => {
+            let written = &line[word..end + p.len_utf8()];
+            let fix = format!("write \"{}{p}{marks}\"", &line[word..m.start]);
+            (written, fix)
+        }
+        None => (
+            &line[word..end],
+            format!("put {marks} right after the punctuation that ends the sentence"),
+        ),
+    }
 }
 
 /// The marker a bracket's content spells, if any.
@@ -123,9 +190,13 @@ pub(crate) fn malformed(line: &str, start: usize) -> Option<Malformed<'_>> {
     let to = close + 1 + line[close + 1..].bytes().take_while(|&b| b == b']').count();
     let written = &line[from..to];
     let fix = match classify(content) {
-        // Well-formed inside: only brackets glued to it make it malformed; glued to a
-        // word it is indexing (or a reference definition, `[1]: …`).
-        Some(_) => (from < start || to > close + 1).then(|| format!("write [{content}]"))?,
+        // Well-formed inside: brackets glued to it, or a word right after it, make it
+        // malformed (`[1]: …` is a reference definition).
+        Some(_) if from < start || to > close + 1 => format!("write [{content}]"),
+        Some(_) if line[to..].starts_with(is_word) => {
+            format!("write [{content}] with a space after it")
+        }
+        Some(_) => return None,
         None => fix_for(content)?,
     };
     Some(Malformed { written, fix })
@@ -207,7 +278,7 @@ pub(crate) const ISSUE9_MALFORMED: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::{ISSUE9_MALFORMED, Kind, malformed, markers};
+    use super::{ISSUE9_MALFORMED, Kind, glued_fix, malformed, markers, shown_id};
 
     fn kinds(line: &str) -> Vec<Kind> {
         markers(line).map(|m| m.kind).collect()
@@ -247,15 +318,79 @@ mod tests {
     }
 
     #[test]
-    fn glued_markers_give_no_provenance() {
-        assert!(kinds("word[1] here").is_empty());
+    fn a_marker_glued_to_the_word_before_is_a_marker_marked_glued() {
+        // Issue 18: the reader sees these as citations.
+        assert_eq!(kinds("word[1] here"), [Kind::Cite(1)]);
+        assert_eq!(kinds("x_[1]"), [Kind::Cite(1)]);
+        assert_eq!(kinds("2[1]"), [Kind::Cite(1)]);
+        assert_eq!(kinds("é[unverified]"), [Kind::Unverified]);
+        assert_eq!(kinds("a lot[2][3]."), [Kind::Cite(2), Kind::Cite(3)]);
+        let glued: Vec<bool> = markers("a lot[2][3]. b.[4]").map(|m| m.glued).collect();
+        assert_eq!(glued, [true, false, false]);
+    }
+
+    #[test]
+    fn glued_fixes_move_the_marker_after_the_punctuation() {
+        let fix = |line: &str| {
+            let m = markers(line).next().unwrap();
+            let (written, fix) = glued_fix(line, &m);
+            (written.to_string(), fix)
+        };
+        assert_eq!(
+            fix("tested by carmakers[7]. Next"),
+            ("carmakers[7].".into(), "write \"carmakers.[7]\"".into())
+        );
+        assert_eq!(
+            fix("a lot[2][3]."),
+            ("lot[2][3].".into(), "write \"lot.[2][3]\"".into())
+        );
+        assert_eq!(
+            fix("the arr[1] is large"),
+            (
+                "arr[1]".into(),
+                "put [1] right after the punctuation that ends the sentence".into()
+            )
+        );
+        assert_eq!(
+            fix("Größe[4], then"),
+            ("Größe[4],".into(), "write \"Größe,[4]\"".into())
+        );
+    }
+
+    #[test]
+    fn markers_glued_to_a_bracket_or_followed_by_a_word_give_no_provenance() {
         assert!(kinds("see [1]junk").is_empty());
-        assert!(kinds("x_[1]").is_empty());
-        assert!(kinds("2[1]").is_empty());
+        assert!(kinds("x[1]y").is_empty());
         assert!(kinds("[[policy]]").is_empty());
         assert!(kinds("a [policy]] b").is_empty());
         assert!(kinds("a [[1] b").is_empty());
-        assert!(kinds("é[unverified]").is_empty());
+    }
+
+    #[test]
+    fn a_malformed_group_that_shows_one_id_gives_it() {
+        let shown = |line: &str| -> Vec<u64> {
+            line.match_indices('[')
+                .filter_map(|(at, _)| shown_id(line, at))
+                .collect()
+        };
+        assert_eq!(shown("see [1]junk"), [1]);
+        assert_eq!(shown("x[2]y"), [2]);
+        assert_eq!(shown("a [[3]] b"), [3]);
+        assert_eq!(shown("a [[4] b [5]] c"), [4, 5]);
+        // Well-formed ones are markers, not this; links, definitions, lists and long
+        // ids show no one id.
+        for line in [
+            "a.[1]",
+            "w[1].",
+            "[1](https://a.org)",
+            "[1]: https://a.org",
+            "[1, 2]",
+            "[12345]x",
+            "[^1]",
+            "[x]",
+        ] {
+            assert!(shown(line).is_empty(), "{line}");
+        }
     }
 
     #[test]
@@ -340,6 +475,8 @@ mod tests {
             ("a.[[policy]] b", "[[policy]]", "write [policy]"),
             ("a.[policy]] b", "[policy]]", "write [policy]"),
             ("a.[[1] b", "[[1]", "write [1]"),
+            ("a.[2]junk b", "[2]", "write [2] with a space after it"),
+            ("x[3]y", "[3]", "write [3] with a space after it"),
         ];
         for (line, written, f) in cases {
             assert_eq!(
@@ -362,7 +499,7 @@ mod tests {
     fn other_brackets_are_not_malformed_markers() {
         for line in [
             "a.[1] b",
-            "arr[1] and [2]junk",
+            "arr[1] and [2]",
             "[sic] [x] [ ] [citation needed] [tools] [policyholder]",
             "[1](https://a.org) [tool: x](https://a.org)",
             "[1]: https://a.org",

@@ -30,6 +30,7 @@
 //! as a substring still match. Where a message names several ids, the line is the first
 //! place in the draft any of them occurs.
 
+mod advice;
 mod blocks;
 mod inline;
 mod layout;
@@ -48,6 +49,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+pub use advice::{Advice, DraftName};
 pub use layout::Fence;
 pub use verify::{
     CitedEvidence, Counts, Finding, LedgerFacts, Report, Verification, VerifyOptions, verify,
@@ -144,6 +146,9 @@ pub enum NoteKind {
     /// Well-formed but set off by a space from the sentence it follows
     /// (`wavelength. [1]`): counted for that sentence, and reported.
     Spaced,
+    /// Glued to the word before it (`carmakers[7].`): counted, checked and rendered,
+    /// and reported with the form to write (`carmakers.[7]`).
+    Glued,
 }
 
 /// The prose sentences of a draft, counted.
@@ -278,7 +283,7 @@ fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
     let mut lines = layout::lines(draft);
     for line in lines.by_ref() {
         let in_tail = line.number > tail.start;
-        if line.number <= skip_to || headers.see(&line, in_tail) {
+        if line.number <= skip_to || headers.see(draft, &line, in_tail) {
             continue;
         }
         if in_tail {
@@ -312,8 +317,9 @@ struct Headers {
 }
 
 impl Headers {
-    /// Sees `line` (`in_tail`: part of the generated tail); true if it is a header.
-    fn see(&mut self, line: &layout::Line<'_>, in_tail: bool) -> bool {
+    /// Sees `line` of `draft` (`in_tail`: part of the generated tail); true if it is a
+    /// header.
+    fn see(&mut self, draft: &str, line: &layout::Line<'_>, in_tail: bool) -> bool {
         let n = line.number;
         if self.seeking_end && (line.code || !blocks::in_block_body(line.text)) {
             self.seeking_end = false;
@@ -321,7 +327,13 @@ impl Headers {
                 m.followed_by = Some(n);
             }
         }
-        if line.code || !blocks::is_sources_header(line.text) {
+        let header = match blocks::sources_heading(line.text) {
+            _ if line.code => false,
+            Some(blocks::Heading::Sources) => true,
+            Some(blocks::Heading::Other) => lists_sources_next(draft, line),
+            None => false,
+        };
+        if !header {
             return false;
         }
         let s = &mut self.sections;
@@ -341,6 +353,19 @@ impl Headers {
         }
         true
     }
+}
+
+/// Whether the first line after `line` that is not blank lists a source (`[N] URL`,
+/// `- [N] URL`, `[^N]: URL`, `[N]: URL`, `@misc{sourceN,`): what makes a heading by
+/// another name (References, Notes, …) a Sources section.
+fn lists_sources_next(draft: &str, line: &layout::Line<'_>) -> bool {
+    let after = line.start + line.text.len();
+    draft[after..]
+        .split('\n')
+        .skip(1)
+        .map(layout::text_of)
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| listing::line_entry(l).is_some() || blocks::bib_open(l).is_some())
 }
 
 /// The BibTeX entry `line` opens, if it opens one, with the number of its last line:
@@ -419,7 +444,23 @@ impl<'a> Prose<'a> {
                 if let markers::Kind::Cite(id) = m.kind {
                     v.citation(Citation { id, line: n });
                 }
-            } else if let Some(m) = markers::malformed(text, at) {
+                if m.glued {
+                    let (written, fix) = markers::glued_fix(text, &m);
+                    v.note(Note {
+                        line: n,
+                        kind: NoteKind::Glued,
+                        written,
+                        fix,
+                    });
+                }
+                continue;
+            }
+            // A malformed group that still shows one id: the reader sees it, so it is
+            // checked and rendered, though it gives no provenance.
+            if let Some(id) = markers::shown_id(text, at) {
+                v.citation(Citation { id, line: n });
+            }
+            if let Some(m) = markers::malformed(text, at) {
                 v.note(Note {
                     line: n,
                     kind: NoteKind::Malformed,
@@ -551,6 +592,40 @@ pub fn body_without_block(draft: &str) -> &str {
         .find(|(_, text)| !text.trim().is_empty())
         .map_or(0, |(start, text)| start + text.len());
     &draft[..end]
+}
+
+/// Up to this many ids are listed one by one, as `sources.py` lists them.
+pub const LIST_IN_FULL: u64 = 20;
+
+/// `[a], [b]` for a short list; past [`LIST_IN_FULL`] ids, runs of three or more become
+/// `[a]–[b]`, so a draft citing 3 of 100,000 sources gets a line, not a megabyte.
+pub fn range_list(ranges: &[(u64, u64)]) -> String {
+    let total = ranges
+        .iter()
+        .map(|&(lo, hi)| (hi - lo).saturating_add(1))
+        .fold(0, u64::saturating_add);
+    ranges_shown(ranges, total > LIST_IN_FULL)
+}
+
+/// `[a], [b]`, every run of three or more as `[a]–[b]` when `compact`.
+pub fn ranges_shown(ranges: &[(u64, u64)], compact: bool) -> String {
+    let mut parts = Vec::new();
+    for &(lo, hi) in ranges {
+        if compact && hi - lo >= 2 {
+            parts.push(format!("[{lo}]–[{hi}]"));
+        } else {
+            parts.extend((lo..=hi).map(|id| format!("[{id}]")));
+        }
+    }
+    parts.join(", ")
+}
+
+/// `[a], [b]`.
+pub fn id_list(ids: &[u64]) -> String {
+    ids.iter()
+        .map(|id| format!("[{id}]"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -52,6 +52,9 @@ enum Mark {
     Valid(&'static str, Option<u64>),
     /// Well-formed, after a space (`wavelength. [1]`): counted for the sentence.
     Spaced(&'static str, Option<u64>),
+    /// Well-formed, glued to the last word before the punctuation (`delta[1].`): a
+    /// citation the reader sees, counted for the sentence (issue 18).
+    Glued(&'static str, Option<u64>),
     /// Not a marker (or one hidden in code or a comment): gives nothing, and must not
     /// glue the sentence to the next.
     Malformed(&'static str),
@@ -79,7 +82,8 @@ fn mark() -> impl Strategy<Value = Mark> {
     prop_oneof![
         2 => Just(Mark::None),
         4 => valid.clone().prop_map(|(m, id)| Mark::Valid(m, id)),
-        1 => valid.prop_map(|(m, id)| Mark::Spaced(m, id)),
+        1 => valid.clone().prop_map(|(m, id)| Mark::Spaced(m, id)),
+        2 => valid.prop_map(|(m, id)| Mark::Glued(m, id)),
         3 => malformed.prop_map(Mark::Malformed),
     ]
 }
@@ -221,6 +225,8 @@ struct Draft {
     marked: usize,
     /// URLs written in prose outside code, with no id.
     prose_urls: Vec<&'static str>,
+    /// The ids cited in prose outside code.
+    cited: BTreeSet<u64>,
 }
 
 /// Renders `parts`; a Sources block for the ids the prose cites is appended, as
@@ -231,6 +237,7 @@ fn render(parts: &[Part], block: bool) -> Draft {
         sentences: 0,
         marked: 0,
         prose_urls: Vec::new(),
+        cited: BTreeSet::new(),
     };
     let mut cited = BTreeSet::new();
     let mut open = false;
@@ -273,9 +280,12 @@ fn render(parts: &[Part], block: bool) -> Draft {
         }
         d.text.push('\n');
     }
-    if block && !cited.is_empty() {
+    // The block lists what `render` reads as cited, not what the generator wrote: a
+    // citation the reader sees that `render` leaves out must fail `verify`.
+    let rendered = crate::draft::cited_ids(&d.text);
+    if block && !cited.is_empty() && !rendered.is_empty() {
         d.text.push_str("## Sources\n\n");
-        for id in cited.iter().filter(|&&id| id <= 5) {
+        for id in rendered.iter().filter(|&&id| id <= 5) {
             d.text.push_str(&format!("[{id}] https://s{id}.org — T\n"));
         }
     }
@@ -287,6 +297,7 @@ fn render(parts: &[Part], block: bool) -> Draft {
 fn write_sentence(s: &Sentence, counted: bool, d: &mut Draft, cited: &mut BTreeSet<u64>) -> String {
     let mut words: Vec<String> = s.words.iter().map(|w| w.to_string()).collect();
     let mut marked = false;
+    let mut mine = BTreeSet::new();
     if let Some(code) = s.code {
         words.insert(1, code.to_string());
     }
@@ -298,16 +309,26 @@ fn write_sentence(s: &Sentence, counted: bool, d: &mut Draft, cited: &mut BTreeS
     }
     if let Some((id, url)) = s.pair {
         words.insert(1, format!("[{id}] {url}"));
-        cited.insert(id);
+        mine.insert(id);
         marked = true;
     }
+    if let Mark::Glued(m, id) = &s.mark {
+        marked = true;
+        mine.extend(*id);
+        if m.starts_with("[1][") {
+            mine.insert(1);
+        }
+        if let Some(last) = words.last_mut() {
+            last.push_str(m);
+        }
+    }
     let after = match &s.mark {
-        Mark::None => String::new(),
+        Mark::None | Mark::Glued(..) => String::new(),
         Mark::Valid(m, id) | Mark::Spaced(m, id) => {
             marked = true;
-            cited.extend(id);
+            mine.extend(id);
             if m.starts_with("[1][") {
-                cited.insert(1);
+                mine.insert(1);
             }
             let space = if matches!(s.mark, Mark::Spaced(..)) {
                 " "
@@ -326,7 +347,9 @@ fn write_sentence(s: &Sentence, counted: bool, d: &mut Draft, cited: &mut BTreeS
     if counted {
         d.sentences += 1;
         d.marked += usize::from(marked);
+        d.cited.extend(&mine);
     }
+    cited.extend(mine);
     format!("{}{}{}{after}", words.join(" "), s.punct, s.closer)
 }
 
@@ -430,6 +453,20 @@ fn check(parts: Vec<Part>, block: bool) -> Result<(), TestCaseError> {
         prop_assert_eq!(r.counts.with_provenance, d.marked, "{}", d.text);
         if r.exit_code != 0 {
             continue;
+        }
+        // No [N] the reader sees in the prose without its source (issue 18).
+        for id in &d.cited {
+            let url = Small.url(*id);
+            let listed = d.text.lines().any(|l| {
+                url.as_ref()
+                    .is_some_and(|u| l.starts_with(&format!("[{id}] {u}")))
+            });
+            prop_assert!(
+                listed,
+                "[{}] is cited but not listed, and passed\n{}",
+                id,
+                d.text
+            );
         }
         for (id, url) in all_shown(&d.text) {
             let ledger = id.parse().ok().and_then(|id| Small.url(id));

@@ -273,11 +273,21 @@ mod tests {
     }
 
     #[test]
-    fn glued_markers_do_not_end_or_cite_a_sentence() {
+    fn a_marker_glued_to_a_word_cites_its_sentence_and_one_glued_after_does_not() {
+        // Issue 18: `arr[1]` is a citation the reader sees; `[1]junk` is malformed.
         let s = split("The value of arr[1] is large. Claim made here.[1]junk more words");
         assert_eq!(s.len(), 2);
-        assert!(s[0].cited.is_empty());
+        assert_eq!(s[0].cited, [1]);
         assert!(s[1].cited.is_empty());
+        let s = split("Tested by several carmakers[2]. Expected in the year 2030.[1]");
+        let got: Vec<_> = s.iter().map(|s| (s.text, s.cited.clone())).collect();
+        assert_eq!(
+            got,
+            [
+                ("Tested by several carmakers[2].", vec![2]),
+                ("Expected in the year 2030.[1]", vec![1])
+            ]
+        );
     }
 
     #[test]

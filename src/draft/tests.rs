@@ -136,9 +136,10 @@ fn blockquotes_are_prose() {
 
 #[test]
 fn cited_ids_reads_only_prose() {
-    // Not code (fenced or inline), not the block, not an index glued to a word.
-    let draft = "A claim.[2] word[7] `[4]`\n```\n[3]\n```\n\n## Sources\n[2] https://b.org\n[5] https://e.org\n";
-    assert_eq!(cited_ids(draft).into_iter().collect::<Vec<_>>(), [2]);
+    // Not code (fenced or inline), not the block; but a citation glued to a word, or in
+    // a malformed group that shows one id, is one the reader sees (issue 18).
+    let draft = "A claim.[2] word[7] `[4]` [6]x [1, 9]\n```\n[3]\n```\n\n## Sources\n[2] https://b.org\n[5] https://e.org\n";
+    assert_eq!(cited_ids(draft).into_iter().collect::<Vec<_>>(), [2, 6, 7]);
 }
 
 const BODY: &str = "# Report\n\nIce floats on water.[1] Steam rises.[3]\n";
@@ -372,4 +373,31 @@ fn issue_8_stray_carriage_returns_keep_replacement_idempotent() {
     let (_, block) = &styles()[0];
     let once = replace(draft, block);
     assert_eq!(replace(&once, block), once);
+}
+
+/// Issue 18: a hand-written list of sources under another heading is a Sources section
+/// for every rule: a second list fails, and so does one that is not at the end.
+#[test]
+fn a_list_under_another_heading_is_a_sources_section() {
+    let two =
+        "Claim.[1]\n\n**References**\n\n[1] https://a.org\n\n## Sources\n\n[1] https://a.org\n";
+    let s = summarize(two);
+    assert_eq!(
+        (s.sections.count, s.sections.first, s.sections.second),
+        (2, Some(3), Some(7))
+    );
+    let misplaced = "Claim.[1]\n\n## Bibliography\n\n- [1] https://a.org\n\nMore prose here.\n";
+    let s = summarize(misplaced);
+    assert_eq!(s.sections.count, 1);
+    assert_eq!(s.sections.misplaced.map(|m| m.header), Some(3));
+    assert!(body_for_block(misplaced).is_err());
+    // A heading by another name over the author's prose is just a heading.
+    let notes =
+        "Claim.[1]\n\n## Notes\n\nThese are my notes on it.\n\n## Sources\n\n[1] https://a.org\n";
+    let s = summarize(notes);
+    assert_eq!((s.sections.count, s.sections.misplaced), (1, None));
+    assert!(body_for_block(notes).is_ok());
+    // The generated block replaces a list at the end under another name.
+    let refs = "Claim.[1]\n\n## References\n\n[1] https://a.org — A\n";
+    assert_eq!(body_for_block(refs), Ok("Claim.[1]"));
 }

@@ -26,6 +26,7 @@
 //! ([`Server::serve_stdio`]) and Streamable HTTP ([`http`], `cite mcp --http`).
 
 pub mod http;
+mod lenient;
 pub mod schema;
 pub mod tools;
 pub mod transport;

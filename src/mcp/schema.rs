@@ -11,8 +11,8 @@
 //! - `$ref`s are inlined and `$defs` and `$schema` dropped: the schemas then use only
 //!   keywords draft-07 and 2020-12 read alike (MCP takes a schema without `$schema` as
 //!   2020-12);
-//! - in an input schema, `null` is dropped from an optional field's types: a field
-//!   that may be left out is simply not required;
+//! - in an input schema, `null` is dropped from an optional field's types (and as its
+//!   default): a field that may be left out is simply not required;
 //! - in an output schema, a field that may be `null` says so with `anyOf` (the answer
 //!   does carry `null` there, and the schema must accept what is sent).
 
@@ -145,6 +145,10 @@ fn walk(node: Value, defs: &Map<String, Value>, side: Side, depth: usize) -> Val
     let nullable = drop_null_type(&mut node);
     if side == Side::Input {
         drop_null_branch(&mut node);
+        // An optional field is left out, never `null`, so `null` is no default of it.
+        if node.get("default") == Some(&Value::Null) {
+            node.remove("default");
+        }
         return Value::Object(node);
     }
     if nullable {

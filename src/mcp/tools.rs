@@ -30,7 +30,7 @@ use crate::ledger::{
 use crate::render::{self, sources::IdSet, sources::Style};
 use crate::rewrite::DraftRewrite;
 
-use super::schema;
+use super::{lenient, schema};
 
 /// A tool's answer: the lines the CLI prints, and the same data as JSON.
 pub struct Done {
@@ -79,7 +79,8 @@ pub fn output_schema(tool: &str) -> Option<Arc<JsonObject>> {
 #[serde(deny_unknown_fields)]
 pub struct AddParams {
     /// URLs to register: http(s) URLs, `doi:10.…` or `arXiv:ID`. At least one.
-    #[schemars(length(min = 1))]
+    #[serde(deserialize_with = "lenient::urls")]
+    #[schemars(schema_with = "lenient::urls_schema")]
     pub urls: Vec<String>,
     /// Title of the source; applies only when exactly one URL is given. A title given
     /// later fills an empty title without changing the id.
@@ -208,7 +209,8 @@ pub struct SkippedOutput {
 #[serde(deny_unknown_fields)]
 pub struct QuoteParams {
     /// Ledger id of the source the quote supports.
-    #[schemars(range(min = 1))]
+    #[serde(deserialize_with = "lenient::number")]
+    #[schemars(schema_with = "lenient::id_schema")]
     pub id: u64,
     /// The exact quote, copied verbatim from the page (at least 3 words).
     pub text: String,
@@ -226,7 +228,15 @@ pub fn quote(ledger: &Ledger, ctx: &Context, p: QuoteParams) -> Outcome {
         "give the page text as evidence or a file path as from, not both",
         Reading::Text,
     )?;
-    let attached = ledger.quote(ctx, p.id, &p.text, page.as_deref())?;
+    let attached = ledger
+        .quote(ctx, p.id, &p.text, page.as_deref())
+        .map_err(|e| match e {
+            // The CLI's wording names its flags; a client has arguments.
+            crate::ledger::Error::NoEvidence(id) => Failure::failed(format!(
+                "no evidence text for [{id}] — pass the fetched page text as evidence (or its file as from), or store it with the source: `add` with the URL and the page text as snapshot"
+            )),
+            e => e.into(),
+        })?;
     let note = render::shared_page_note(&attached.page_also_stored_for);
     done(
         lines(std::iter::once(render::attached_line(&attached)).chain(note)),
@@ -243,12 +253,14 @@ pub struct ListParams {
     /// Only sources registered with this route (web, reddit, rss, …).
     pub via: Option<String>,
     /// At most this many sources (default 50).
-    #[schemars(range(min = 1, max = 1000))]
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::limit_schema")]
     pub limit: Option<u64>,
     /// Where to continue: the `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// Read this epoch (numbering before a reset) instead of the current one.
-    #[schemars(range(min = 1))]
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::id_schema")]
     pub epoch: Option<u64>,
 }
 
@@ -351,6 +363,8 @@ pub struct RenderParams {
     /// Block style (default: markdown).
     pub style: Option<Style>,
     /// Ids to include, e.g. "1,3,5-7".
+    #[serde(default, deserialize_with = "lenient::ids_opt")]
+    #[schemars(schema_with = "lenient::ids_schema")]
     pub only: Option<String>,
     /// Draft text: the block lists only the ids its prose cites (intersected with `only`).
     pub draft: Option<String>,
@@ -361,7 +375,8 @@ pub struct RenderParams {
     /// `cited_in`.
     pub replace_in: Option<PathBuf>,
     /// Read this epoch instead of the current one.
-    #[schemars(range(min = 1))]
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::id_schema")]
     pub epoch: Option<u64>,
 }
 
@@ -400,7 +415,15 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
         .map(draft::cited_ids);
     let style = p.style.unwrap_or(Style::Markdown);
     let view = ledger.view(p.epoch)?;
-    let (picked, block) = report::block(&view, style, only.as_ref(), cited.as_ref())?;
+    let only = only.as_ref().map(|o| (o, "only"));
+    let picked = report::selection(
+        &view,
+        only,
+        cited.as_ref(),
+        draft::Advice::Tools,
+        &ledger.location().to_string(),
+    )?;
+    let (picked, block) = report::block(&view, style, picked.as_deref())?;
     if block.is_empty() {
         return Err(report::nothing_to_render());
     }
@@ -442,10 +465,12 @@ pub struct RenderOutput {
 #[serde(deny_unknown_fields)]
 pub struct ShowParams {
     /// Ledger id of the source.
-    #[schemars(range(min = 1))]
+    #[serde(deserialize_with = "lenient::number")]
+    #[schemars(schema_with = "lenient::id_schema")]
     pub id: u64,
     /// Read this epoch instead of the current one.
-    #[schemars(range(min = 1))]
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::id_schema")]
     pub epoch: Option<u64>,
 }
 
@@ -498,7 +523,8 @@ pub struct VerifyParams {
     #[serde(default)]
     pub evidence: bool,
     /// Read this epoch instead of the current one.
-    #[schemars(range(min = 1))]
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::id_schema")]
     pub epoch: Option<u64>,
 }
 
@@ -520,6 +546,7 @@ pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
         evidence: p.evidence,
         draft: p.path.clone(),
         ledger: Some(ledger.location().to_string()),
+        advice: draft::Advice::Tools,
     };
     let verified = report::verify(&view, &text, &opts)?;
     let text = lines(render::verify::lines(&verified).map(|l| l.text));

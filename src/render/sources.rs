@@ -23,7 +23,7 @@ use crate::tex::{bibtex_escape, tex_url};
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
 pub enum Style {
-    /// `## Sources`, a blank line, `[ID] URL — TITLE` lines.
+    /// `## Sources`, then `[ID] URL — TITLE` lines, a blank line before each.
     Markdown,
     /// `Sources:` then the lines.
     Plain,
@@ -31,7 +31,7 @@ pub enum Style {
     Footnotes,
     /// `@misc{sourceID, …}` entries, no header.
     Bibtex,
-    /// Like markdown, with each quote under its entry as `    > "TEXT"`.
+    /// Like markdown, with the quotes under each entry as a block quote, `  > "TEXT"`.
     Evidence,
 }
 
@@ -42,6 +42,29 @@ fn title_suffix(s: &Source) -> String {
     } else {
         format!(" — {}", s.title)
     }
+}
+
+/// `[ID] URL — TITLE`.
+fn entry_line(s: &Source) -> String {
+    format!("[{}] {}{}", s.id, s.url, title_suffix(s))
+}
+
+/// The quotes of `s` as one block quote under its entry, a quote a paragraph:
+/// `  > "TEXT"`, with `  >` between two. Indented by two spaces, which Markdown allows
+/// before a block quote and which marks the lines as the block's own (an author's
+/// unindented `>` under a Sources heading is prose); the old four-space indent made the
+/// lines part of the entry's paragraph, with a literal `>`. One line per quote,
+/// whatever whitespace the page had, so the block stays recognizable as generated.
+fn quote_lines(s: &Source) -> Vec<String> {
+    let mut lines = Vec::new();
+    for q in &s.quotes {
+        if !lines.is_empty() {
+            lines.push("  >".to_string());
+        }
+        let text = q.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        lines.push(format!("  > \"{text}\""));
+    }
+    lines
 }
 
 /// The block for `sources` (already selected, in id order); empty when there are none.
@@ -74,22 +97,23 @@ pub fn block(sources: &[Source], style: Style) -> String {
                 lines.push(format!("[^{}]: {}{}", s.id, s.url, title_suffix(s)));
             }
         }
-        Style::Markdown | Style::Plain | Style::Evidence => {
-            if style == Style::Plain {
-                lines.push("Sources:".into());
-            } else {
-                lines.push("## Sources".into());
-                lines.push(String::new());
-            }
+        Style::Plain => {
+            lines.push("Sources:".into());
             for s in sources {
-                lines.push(format!("[{}] {}{}", s.id, s.url, title_suffix(s)));
-                if style == Style::Evidence {
-                    for q in &s.quotes {
-                        // One line per quote, whatever whitespace the page had, so the
-                        // block stays recognizable as generated.
-                        let text = q.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                        lines.push(format!("    > \"{text}\""));
-                    }
+                lines.push(entry_line(s));
+            }
+        }
+        Style::Markdown | Style::Evidence => {
+            lines.push("## Sources".into());
+            for s in sources {
+                // A blank line before each entry: Markdown joins consecutive lines into
+                // one paragraph, so `sources.py`'s block rendered as one run-on line
+                // (issue 18).
+                lines.push(String::new());
+                lines.push(entry_line(s));
+                if style == Style::Evidence && !s.quotes.is_empty() {
+                    lines.push(String::new());
+                    lines.extend(quote_lines(s));
                 }
             }
         }
@@ -176,7 +200,7 @@ mod tests {
         ];
         assert_eq!(
             block(&s, Style::Markdown),
-            "## Sources\n\n[1] https://a.example — A\n[2] https://b.example"
+            "## Sources\n\n[1] https://a.example — A\n\n[2] https://b.example"
         );
         assert_eq!(
             block(&s, Style::Plain),

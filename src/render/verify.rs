@@ -9,8 +9,8 @@ pub struct Line {
     pub failure: bool,
 }
 
-/// The report as lines, in the order the CLI prints them: `info: stats: …`,
-/// `info: evidence [N]: "…"`, `warn: …`, `FAIL: …`, then `citations OK` or
+/// The report as lines, in the order the CLI prints them: `info: stats: …`, the other
+/// `info:` lines, `info: evidence [N]: "…"`, `warn: …`, `FAIL: …`, then `citations OK` or
 /// `verification failed`. Made one at a time, so a report of many findings is not held
 /// twice.
 pub fn lines(v: &Verification) -> impl Iterator<Item = Line> + '_ {
@@ -26,6 +26,7 @@ pub fn lines(v: &Verification) -> impl Iterator<Item = Line> + '_ {
             out(format!("info: evidence [{}]: \"{q}\"", e.id))
         })
     });
+    let info = report.info.iter().map(move |i| out(format!("info: {i}")));
     let warnings = report
         .warnings
         .iter()
@@ -40,6 +41,7 @@ pub fn lines(v: &Verification) -> impl Iterator<Item = Line> + '_ {
         "verification failed"
     };
     std::iter::once(out(format!("info: {}", report.stats)))
+        .chain(info)
         .chain(evidence)
         .chain(warnings)
         .chain(errors)

@@ -404,7 +404,7 @@ pub fn assert_sensible(t: &Transcript) {
         .expect("render --replace-in step");
     assert_eq!(replace.code, 0, "{}", show_step(replace));
     let draft = ok("cat draft.md", 0);
-    assert!(draft.stdout.contains("## Sources\n\n[1] https://physics.example.org/water/density-anomaly — Ice and the density anomaly of water\n    > \"Ice is therefore about 9% less dense than the water it forms from\"\n"), "{}", draft.stdout);
+    assert!(draft.stdout.contains("## Sources\n\n[1] https://physics.example.org/water/density-anomaly — Ice and the density anomaly of water\n\n  > \"Ice is therefore about 9% less dense than the water it forms from\"\n"), "{}", draft.stdout);
 
     // Verify: the rendered draft passes with its evidence; a made-up id fails.
     let good = t

@@ -92,7 +92,7 @@ fn a_clean_draft_prints_stats_then_citations_ok() {
     assert_eq!(
         out,
         "info: stats: 5 prose sentence(s), 4 with declared provenance (80%) — 1 cited, 1 tool-verified, 1 policy, 1 unverified; 1 distinct source(s) cited, 3 in ledger (1 with evidence quotes)\n\
-         warn: registered in the ledger but not cited in this draft: [2], [3]\n\
+         info: registered in the ledger but not cited in this draft: [2], [3]\n\
          citations OK\n"
     );
 }
@@ -120,7 +120,7 @@ This line has no provenance at all.\n\
         err,
         format!(
             "FAIL: citations not in the ledger (hallucinated or renumbered): [7] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {ledger}) (line 4)\n\
-             FAIL: cited but absent from the Sources block: [2], [7] — run `cite render --replace-in {path}` (line 3)\n\
+             FAIL: cited but absent from the Sources block: [2] — run `cite render --replace-in {path}` (line 3)\n\
              FAIL: Sources block lists [9], which is not in the ledger — run `cite render --replace-in {path}` (line 11)\n\
              FAIL: Sources block URL for [1] does not match the ledger (block: https://wrong.example/p / ledger: https://s1.example/p) — re-run `render`: `cite render --replace-in {path}` (line 9)\n\
              FAIL: citation coverage 75% is below the required 90% (3/4 sentences with declared provenance; 3 cited, 0 tool-verified, 0 policy, 0 unverified) — give each sentence listed a marker: [N], [tool:NAME], [policy] or [unverified] (line 5)\n\
@@ -130,9 +130,9 @@ This line has no provenance at all.\n\
     assert_eq!(
         out,
         "info: stats: 4 prose sentence(s), 3 with declared provenance (75%) — 3 cited, 0 tool-verified, 0 policy, 0 unverified; 3 distinct source(s) cited, 3 in ledger (1 with evidence quotes)\n\
+         info: registered in the ledger but not cited in this draft: [3]\n\
          info: evidence [1]: \"ice floats on liquid water\"\n\
          warn: listed in Sources but never cited inline: [3], [9] (line 10)\n\
-         warn: registered in the ledger but not cited in this draft: [3]\n\
          verification failed\n"
     );
     // Without the opt-in flags, neither coverage nor evidence is checked.
@@ -215,24 +215,66 @@ fn listed_but_never_cited_warns_and_strict_fails() {
         "{out}"
     );
     assert!(out.ends_with("citations OK\n"), "{out}");
-    let (code, out, _) = verify(&sb, draft, &["--strict"]);
+    let (code, out, err) = verify(&sb, draft, &["--strict"]);
     assert_eq!(code, 1);
     assert!(out.ends_with("verification failed\n"), "{out}");
+    assert_eq!(
+        err,
+        "FAIL: listed in Sources but never cited inline: [2] (line 5)\n"
+    );
 }
 
+/// Issue 18: registering every search result is the method, so a registered source the
+/// draft does not cite is information, and `--strict` passes a draft that cites some.
 #[test]
-fn registered_but_not_cited_warns() {
+fn registered_but_not_cited_is_information_that_strict_passes() {
     let sb = ledger(4);
     let draft = "Ice floats on liquid water.[2]\n\n## Sources\n\n[2] https://s2.example/p\n";
-    let (code, out, _) = verify(&sb, draft, &[]);
-    assert_eq!(code, 0);
+    for flags in [&[][..], &["--strict"]] {
+        let (code, out, err) = verify(&sb, draft, flags);
+        assert_eq!((code, err.as_str()), (0, ""), "{flags:?}: {out}");
+        assert!(
+            out.contains(
+                "\ninfo: registered in the ledger but not cited in this draft: [1], [3], [4]\n"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("warn:"), "{out}");
+    }
+    let (_, out, _) = verify(&sb, draft, &["--strict", "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["exit_code"], 0);
+    assert_eq!(v["errors"], serde_json::json!([]));
+    assert_eq!(
+        v["info"][0]["message"],
+        "registered in the ledger but not cited in this draft: [1], [3], [4]"
+    );
+}
+
+/// Issue 18: a draft that `--strict` fails says why, as one `FAIL:` line per warning
+/// that failed it, and `--json` lists them under `errors`.
+#[test]
+fn strict_names_each_warning_that_fails_it() {
+    let sb = ledger(2);
+    let draft = "Ice floats on liquid water.[1] Listed twice as well.[1][1][1][1]\n\n## Sources\n\n[1] https://s1.example/p\n\n[2] https://s2.example/p\n";
+    let (code, out, err) = verify(&sb, draft, &["--strict"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        err,
+        "FAIL: listed in Sources but never cited inline: [2] (line 7)\n\
+         FAIL: 1 sentence(s) carry more than 3 citations (line 1)\n"
+    );
     assert!(
-        out.contains(
-            "\nwarn: registered in the ledger but not cited in this draft: [1], [3], [4]\n"
-        ),
+        out.contains("warn: listed in Sources but never cited inline: [2] (line 7)\n"),
         "{out}"
     );
-    assert_eq!(verify(&sb, draft, &["--strict"]).0, 1);
+    assert!(out.ends_with("verification failed\n"), "{out}");
+    let (code, out, _) = verify(&sb, draft, &["--strict", "--json"]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["exit_code"], 1);
+    assert_eq!(v["errors"], v["warnings"]);
+    assert_eq!(v["errors"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -272,14 +314,10 @@ fn warnings_keep_their_order() {
     let draft = "A claim cited four times.[1][1][1][1]\nGuess one from memory here.[unverified]\nGuess two from memory here.[unverified]\n\nSources:\n[1] https://s1.example/p\n[2] https://s2.example/p\n";
     let (_, out, _) = verify(&sb, draft, &[]);
     let warns: Vec<&str> = out.lines().filter(|l| l.starts_with("warn: ")).collect();
-    assert_eq!(warns.len(), 4, "{out}");
+    assert_eq!(warns.len(), 3, "{out}");
     assert!(warns[0].starts_with("warn: listed in Sources but never cited inline: [2]"));
-    assert!(
-        warns[1]
-            .starts_with("warn: registered in the ledger but not cited in this draft: [2], [3]")
-    );
-    assert!(warns[2].starts_with("warn: 1 sentence(s) carry more than 3 citations"));
-    assert!(warns[3].starts_with("warn: most declared provenance is [unverified]"));
+    assert!(warns[1].starts_with("warn: 1 sentence(s) carry more than 3 citations"));
+    assert!(warns[2].starts_with("warn: most declared provenance is [unverified]"));
 }
 
 #[test]
@@ -385,7 +423,6 @@ fn json_is_one_object() {
         .iter()
         .map(|e| (e["message"].as_str().unwrap(), e["line"].as_u64()))
         .collect();
-    let path = sb.path().join("draft.md").display().to_string();
     assert_eq!(
         errors,
         [
@@ -397,24 +434,20 @@ fn json_is_one_object() {
                 .as_str(),
                 Some(1)
             ),
-            (
-                format!("cited but absent from the Sources block: [7] — run `cite render --replace-in {path}`").as_str(),
-                Some(1)
-            ),
         ]
     );
+    // An unknown id is not "absent from the block": render can never add it (issue 18).
+    assert!(!out.contains("absent from the Sources block"), "{out}");
     let warnings: Vec<&str> = v["warnings"]
         .as_array()
         .unwrap()
         .iter()
         .map(|w| w["message"].as_str().unwrap())
         .collect();
+    assert_eq!(warnings, ["listed in Sources but never cited inline: [2]"]);
     assert_eq!(
-        warnings,
-        [
-            "listed in Sources but never cited inline: [2]",
-            "registered in the ledger but not cited in this draft: [2], [3]",
-        ]
+        v["info"][0]["message"],
+        "registered in the ledger but not cited in this draft: [2], [3]"
     );
     let c = &v["counts"];
     assert_eq!(c["sentences"], 3);
@@ -436,9 +469,15 @@ fn json_is_one_object() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!((code, v["exit_code"].as_i64()), (0, Some(0)));
     assert_eq!(v["errors"].as_array().unwrap().len(), 0);
+    // Sources the draft does not cite are no warning: `--strict` passes it too.
     let (code, out, _) = verify(&sb, ok, &["--json", "--strict"]);
     let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((code, v["exit_code"].as_i64()), (0, Some(0)));
+    let glued = ok.replace("water.[1]", "water[1].");
+    let (code, out, _) = verify(&sb, &glued, &["--json", "--strict"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!((code, v["exit_code"].as_i64()), (1, Some(1)));
+    assert_eq!(v["errors"], v["warnings"]);
 }
 
 // ---- the draft file ----------------------------------------------------------------------
@@ -559,10 +598,9 @@ fn odd_bytes_never_panic() {
 // ---- markers and sentences ---------------------------------------------------------------
 
 #[test]
-fn glued_and_malformed_markers_give_no_provenance() {
+fn malformed_markers_give_no_provenance() {
     let sb = ledger(1);
     for marker in [
-        "word[1]",
         "[1]junk",
         "[[policy]]",
         "[policy]]",
@@ -581,10 +619,70 @@ fn glued_and_malformed_markers_give_no_provenance() {
             stats(&sb, &draft)
         );
     }
-    // An id glued to a word is an index, not a citation: nothing is looked up (issue 9).
-    let (code, out, err) = verify(&sb, "The value of word[9] is stated here.\n", &[]);
+    // A malformed group that shows the reader an id is still checked (issue 18).
+    let (code, out, err) = verify(&sb, "The claim is stated here [9]now.\n", &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("citations not in the ledger (hallucinated or renumbered): [9]"),
+        "{err}"
+    );
+}
+
+/// Issue 18: a citation glued to a word (`carmakers[7].`) is one the reader sees. It was
+/// read as an index: `render --replace-in` left it out of the block and `verify` said
+/// `citations OK` while the reader saw `[2]` with no source.
+#[test]
+fn a_citation_glued_to_a_word_is_rendered_checked_and_counted() {
+    let sb = ledger(3);
+    let text = "Solid-state batteries are tested by several carmakers[2]. They are expected around 2030.[1] It helps a lot[2][3].\n";
+    let (_, _, _, path) = verify_file(&sb, "draft.md", text, &[]);
+    sb.ok(&["render", "--replace-in", &path]);
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        written.ends_with("## Sources\n\n[1] https://s1.example/p\n\n[2] https://s2.example/p\n\n[3] https://s3.example/p\n"),
+        "{written}"
+    );
+    let (code, out, err) = verify(&sb, &written, &[]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
-    assert!(out.contains("; 0 distinct source(s) cited"), "{out}");
+    assert!(
+        out.starts_with(&counts_prefix(3, 3, "100%", [3, 0, 0, 0])),
+        "{out}"
+    );
+    assert!(out.contains("; 3 distinct source(s) cited"), "{out}");
+    assert!(
+        out.contains("\nwarn: citation glued to a word: \"carmakers[2].\" — write \"carmakers.[2]\" (line 1)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\nwarn: citation glued to a word: \"lot[2][3].\" — write \"lot.[2][3]\" (line 1)\n"
+        ),
+        "{out}"
+    );
+    // The block without [2] fails; the glued [2] is not "never cited".
+    let stale = written.replace("[2] https://s2.example/p\n\n", "");
+    let (code, _, err) = verify(&sb, &stale, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("FAIL: cited but absent from the Sources block: [2]"),
+        "{err}"
+    );
+    // An id the ledger lacks, glued anywhere, fails.
+    for glued in [
+        "word[9].",
+        "word[9]",
+        "(see[9])",
+        "**bold**[9].",
+        "\"quoted\"[9].",
+    ] {
+        let draft = format!("A sentence with a made up source {glued} in it.\n");
+        let (code, _, err) = verify(&sb, &draft, &[]);
+        assert_eq!(code, 1, "{glued}");
+        assert!(
+            err.contains("citations not in the ledger (hallucinated or renumbered): [9]"),
+            "{glued}: {err}"
+        );
+    }
 }
 
 #[test]
@@ -1036,7 +1134,8 @@ A policy is stated here.[[policy]]
 #[test]
 fn issue9_code_is_never_a_citation() {
     let sb = ledger(0);
-    let text = "Cite a source with `[2]` after the sentence.\nThe value of arr[1] is large here.\nA list uses `x[42]` and then `[42]` too.\n";
+    // (`arr[1]` outside code is a citation the reader sees: issue 18.)
+    let text = "Cite a source with `[2]` after the sentence.\nThe value of `arr[1]` is large here.\nA list uses `x[42]` and then `[42]` too.\n";
     let (code, out, err, path) = verify_file(&sb, "draft.md", text, &["--strict"]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_eq!(

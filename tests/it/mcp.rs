@@ -270,10 +270,18 @@ fn protocol_end_to_end_every_tool() {
     }
     let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
     let add = tool("add");
-    assert_eq!(add["inputSchema"]["properties"]["urls"]["type"], "array");
+    // A list of URLs, or one as a string; an id as a number, or as digits in a string
+    // (issue 18: models send both).
+    assert_eq!(
+        add["inputSchema"]["properties"]["urls"]["anyOf"][0]["type"],
+        "array"
+    );
     assert_eq!(add["inputSchema"]["required"], json!(["urls"]));
     let quote = tool("quote");
-    assert_eq!(quote["inputSchema"]["properties"]["id"]["type"], "integer");
+    assert_eq!(
+        quote["inputSchema"]["properties"]["id"]["anyOf"][0]["type"],
+        "integer"
+    );
     let required = quote["inputSchema"]["required"].as_array().unwrap();
     assert!(required.contains(&json!("id")) && required.contains(&json!("text")));
     let render = tool("render");
@@ -429,7 +437,7 @@ fn protocol_end_to_end_every_tool() {
     let (out, data) = srv.ok("render", json!({"draft": draft}));
     assert_eq!(
         out,
-        "## Sources\n\n[1] https://example.com/a\n[3] https://example.com/c — Page C"
+        "## Sources\n\n[1] https://example.com/a\n\n[3] https://example.com/c — Page C"
     );
     assert_eq!(data["ids"], json!([1, 3]));
     let (out2, _) = srv.ok("render", json!({"cited_in": draft_file}));
@@ -438,7 +446,20 @@ fn protocol_end_to_end_every_tool() {
         out,
         trimmed(sb.ok(&["render", "--cited-in", draft_file.to_str().unwrap()]))
     );
+    // An id the ledger lacks is named, never dropped (issue 18); the hint names a tool.
     let msg = srv.refused("render", json!({"only": "99"}));
+    assert!(
+        msg.starts_with("error: only names [99], not in the ledger"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("the `list` tool") && !msg.contains("`cite "),
+        "{msg}"
+    );
+    let msg = srv.refused(
+        "render",
+        json!({"draft": "A claim cited in prose.[1] Another.[2]\n", "only": [4]}),
+    );
     assert_eq!(msg, "no sources to render");
     let msg = srv.refused("render", json!({"only": "x-"}));
     assert!(msg.starts_with("error: only: "), "{msg}");
@@ -479,14 +500,20 @@ fn protocol_end_to_end_every_tool() {
         text_bad.contains("FAIL: citations not in the ledger (hallucinated or renumbered): [9] — "),
         "{text_bad}"
     );
-    // A draft given as text has no path: the fix names `DRAFT`.
+    // The advice names tools and their arguments, not shell commands (issue 18); a
+    // draft given as text is rendered from its text.
     assert!(
-        text_bad.contains("— run `cite render --replace-in DRAFT` (line 5)"),
+        text_bad.contains("then call `render` with the draft text as draft and end the draft with the block it returns, in place of any Sources block it has (line 5)"),
         "{text_bad}"
     );
+    assert!(
+        text_bad.contains("register each page with the `add` tool"),
+        "{text_bad}"
+    );
+    assert!(!text_bad.contains("`cite "), "{text_bad}");
     assert!(text_bad.ends_with("verification failed"), "{text_bad}");
     assert_eq!(report["exit_code"], 1);
-    // Given by path, the report is the CLI's, line for line.
+    // Given by path, the findings are the CLI's, each worded for a client.
     let (text_bad, _) = srv.ok("verify", json!({"path": bad_file, "strict": true}));
     let cli = crate::util::cite_bin()
         .arg("--ledger")
@@ -495,13 +522,29 @@ fn protocol_end_to_end_every_tool() {
         .output()
         .unwrap();
     assert_eq!(cli.status.code(), Some(1));
-    for line in String::from_utf8(cli.stdout)
+    let cli_lines: Vec<String> = String::from_utf8(cli.stdout)
         .unwrap()
         .lines()
         .chain(String::from_utf8(cli.stderr).unwrap().lines())
-    {
-        assert!(text_bad.lines().any(|l| l == line), "missing {line:?}");
+        .map(str::to_string)
+        .collect();
+    let tool_lines: Vec<&str> = text_bad.lines().collect();
+    assert_eq!(tool_lines.len(), cli_lines.len(), "{text_bad}");
+    for line in &cli_lines {
+        let (head, _) = line.split_once(" — ").unwrap_or((line, ""));
+        assert!(
+            tool_lines.iter().any(|l| l.starts_with(head)),
+            "missing {head:?} in {text_bad}"
+        );
     }
+    assert!(
+        text_bad.contains(&format!(
+            "then call `render` with replace_in {:?} (line 5)",
+            bad_file.display().to_string()
+        )),
+        "{text_bad}"
+    );
+    assert!(!text_bad.contains("`cite "), "{text_bad}");
     let (_, report) = srv.ok(
         "verify",
         json!({"draft": "One sentence without any marker at all here.\n", "min_coverage": 0.5}),
@@ -1133,16 +1176,17 @@ fn issue11_schemas_are_strict_and_declare_limits() {
     let input = |tool: &str| {
         tools.iter().find(|t| t["name"] == tool).unwrap()["inputSchema"]["properties"].clone()
     };
-    assert_eq!(input("add")["urls"]["minItems"], 1);
-    assert_eq!(input("quote")["id"]["minimum"], 1);
-    assert_eq!(input("show")["id"]["minimum"], 1);
+    assert_eq!(input("add")["urls"]["anyOf"][0]["minItems"], 1);
+    assert_eq!(input("quote")["id"]["anyOf"][0]["minimum"], 1);
+    assert_eq!(input("show")["id"]["anyOf"][0]["minimum"], 1);
     for tool in ["list", "show", "render", "verify"] {
-        assert_eq!(input(tool)["epoch"]["minimum"], 1, "{tool}");
+        assert_eq!(input(tool)["epoch"]["anyOf"][0]["minimum"], 1, "{tool}");
+        assert!(input(tool)["epoch"].get("default").is_none(), "{tool}");
     }
     assert_eq!(input("verify")["min_coverage"]["minimum"], 0.0);
     assert_eq!(input("verify")["min_coverage"]["maximum"], 1.0);
-    assert_eq!(input("list")["limit"]["minimum"], 1);
-    assert_eq!(input("list")["limit"]["maximum"], 1000);
+    assert_eq!(input("list")["limit"]["anyOf"][0]["minimum"], 1);
+    assert_eq!(input("list")["limit"]["anyOf"][0]["maximum"], 1000);
     // Optional arguments are simply not required.
     assert_eq!(input("add")["title"]["type"], "string");
     let ingest = serde_json::to_string(&input("ingest")["json"]).unwrap();
