@@ -3,7 +3,7 @@
 //! ```text
 //! TY  - ELEC
 //! TI  - title (the URL when there is none)
-//! UR  - url
+//! UR  - url, with `;` as `%3B`
 //! Y2  - YYYY/MM/DD/
 //! M1  - YYYY/MM/DD/
 //! ER  -
@@ -29,6 +29,19 @@
 //!
 //! `VL` is not written: rispy and most other readers take it as a volume. Neither tag is
 //! written for a date not recorded as `YYYY-MM-DD`.
+//!
+//! A `;` in a URL is written `%3B`, because rispy splits `UR` on `;` by default
+//! (`DELIMITED_TAG_MAPPING = {"UR": ";"}`, for the RIS files that list several URLs on
+//! one line): `https://a.example/p;v=1` would come back as two URLs, `https://a.example/p`
+//! and `v=1`, and a reader that keeps the first would link the wrong page.
+//! citation-js and Zotero's importer read `UR` whole, and take `%3B` as written. The
+//! escape names the same resource wherever the server decodes the path or query before
+//! reading it, which is nearly everywhere; RFC 3986 lets a server tell `;` from `%3B`
+//! (it is a reserved character), and the rare one that splits path parameters on a raw
+//! `;` (`;jsessionid=…`) would read the escaped form differently. Losing part of the URL
+//! in the most used Python reader is the worse of the two. No other tag is split: rispy
+//! delimits only `UR`, and citation-js and Zotero split none of the tags written here
+//! (Zotero splits `KW` on `;`, which is not written).
 
 use std::io::{self, Write};
 
@@ -40,7 +53,7 @@ pub fn record(s: &Source) -> String {
     let mut out = String::new();
     out.push_str("TY  - ELEC\r\n");
     out.push_str(&format!("TI  - {}\r\n", one_line(title)));
-    out.push_str(&format!("UR  - {}\r\n", one_line(&s.url)));
+    out.push_str(&format!("UR  - {}\r\n", one_url(&s.url)));
     if let Some((y, m, d)) = crate::ledger::date_parts(&s.accessed) {
         out.push_str(&format!("Y2  - {y:04}/{m:02}/{d:02}/\r\n"));
         out.push_str(&format!("M1  - {y:04}/{m:02}/{d:02}/\r\n"));
@@ -52,6 +65,11 @@ pub fn record(s: &Source) -> String {
 /// A value on one line: a stray line break would start a bogus tag.
 fn one_line(text: &str) -> String {
     text.split(['\r', '\n']).collect::<Vec<_>>().join(" ")
+}
+
+/// A URL that every reader takes as one: `;`, which rispy splits `UR` on, as `%3B`.
+fn one_url(url: &str) -> String {
+    one_line(url).replace(';', "%3B")
 }
 
 /// Writes the records, a blank line between two, streaming. Returns how many.
@@ -85,6 +103,23 @@ mod tests {
         assert_eq!(
             record(&s),
             "TY  - ELEC\r\nTI  - https://a.example/p\r\nUR  - https://a.example/p\r\nER  - \r\n"
+        );
+    }
+
+    /// Issue 18: rispy split `UR` on `;`, so a URL with a `;` came back as several.
+    #[test]
+    fn issue18_a_url_with_a_semicolon_stays_one_url() {
+        let s = Source {
+            id: 1,
+            url: "https://a.example/p;v=1?q=a;b".into(),
+            title: "T; U".into(),
+            accessed: String::new(),
+            quotes: vec![],
+            via: None,
+        };
+        assert_eq!(
+            record(&s),
+            "TY  - ELEC\r\nTI  - T; U\r\nUR  - https://a.example/p%3Bv=1?q=a%3Bb\r\nER  - \r\n"
         );
     }
 }
