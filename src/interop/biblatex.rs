@@ -4,6 +4,9 @@
 //! @online{source1,
 //!   title = {…},
 //!   url = {…},
+//!   doi = {…},                                 (a DOI source)
+//!   eprint = {…},                              (an arXiv source)
+//!   eprinttype = {arxiv},
 //!   urldate = {YYYY-MM-DD}
 //! }
 //! ```
@@ -15,9 +18,17 @@
 //! escaping them would put backslashes into the link. Only what would break the field
 //! itself, `{`, `}` and `\`, is percent-encoded ([`tex_url`]). `urldate` is written only for a real `YYYY-MM-DD` date,
 //! since biber refuses anything else there.
+//!
+//! A source whose URL is a DOI or arXiv link ([`identifier`]) keeps `@online` (the
+//! ledger knows no other kind for it) and gains the fields biblatex documents for it: `doi` for a DOI, which biblatex prints and links as
+//! `https://doi.org/…`; `eprint` with `eprinttype = {arxiv}` for an arXiv id, which it
+//! prints as `arXiv: ID` and links to arxiv.org. `doi` and `eprint` are verbatim fields
+//! like `url`, so a DOI goes through [`tex_url`] too: only a `{`, `}` or `\` in it is
+//! percent-encoded, which the DOI resolver decodes. An arXiv id has none of them.
 
 use std::io::{self, Write};
 
+use super::identifier::{self, Identifier};
 use crate::ledger::{Source, SourceEntry};
 use crate::tex::{bibtex_escape, tex_url};
 
@@ -28,6 +39,14 @@ pub fn entry(s: &Source) -> String {
         format!("  title = {{{}}}", bibtex_escape(title)),
         format!("  url = {{{}}}", tex_url(&s.url)),
     ];
+    match identifier::of(&s.url) {
+        Some(Identifier::Doi(doi)) => fields.push(format!("  doi = {{{}}}", tex_url(&doi))),
+        Some(Identifier::Arxiv(id)) => {
+            fields.push(format!("  eprint = {{{}}}", tex_url(&id)));
+            fields.push("  eprinttype = {arxiv}".to_string());
+        }
+        None => {}
+    }
     if let Some((y, m, d)) = crate::ledger::date_parts(&s.accessed) {
         fields.push(format!("  urldate = {{{y:04}-{m:02}-{d:02}}}"));
     }
@@ -70,6 +89,23 @@ mod tests {
         assert_eq!(
             entry(&src("", "https://a.example/?q={x}", "someday")),
             "@online{source3,\n  title = {https://a.example/?q=\\textbraceleft{}x\\textbraceright{}},\n  url = {https://a.example/?q=%7Bx%7D}\n}"
+        );
+    }
+
+    /// Issue 18: DOI and arXiv sources lost their identifiers in the export.
+    #[test]
+    fn issue18_doi_and_arxiv_sources_carry_doi_and_eprint() {
+        assert_eq!(
+            entry(&src(
+                "Handbook",
+                "https://doi.org/10.1000/a%7Bb%7D%5C%3C",
+                "2024-01-02"
+            )),
+            "@online{source3,\n  title = {Handbook},\n  url = {https://doi.org/10.1000/a%7Bb%7D%5C%3C},\n  doi = {10.1000/a%7Bb%7D%5C<},\n  urldate = {2024-01-02}\n}"
+        );
+        assert_eq!(
+            entry(&src("", "https://arxiv.org/pdf/hep-th/9901001v2", "")),
+            "@online{source3,\n  title = {https://arxiv.org/pdf/hep-th/9901001v2},\n  url = {https://arxiv.org/pdf/hep-th/9901001v2},\n  eprint = {hep-th/9901001v2},\n  eprinttype = {arxiv}\n}"
         );
     }
 }

@@ -1,6 +1,6 @@
 //! `csl-json`: Citation Style Language items, which pandoc `--citeproc` and Zotero read.
 //!
-//! An array of `webpage` items. `id` is `source<N>`, the key the bibtex and biblatex
+//! An array of items. `id` is `source<N>`, the key the bibtex and biblatex
 //! outputs use, so `[@source3]` cites ledger id 3 whichever bibliography a writer uses.
 //! `title` falls back to the URL (an untitled item would render as nothing useful) and
 //! is kept from being read as markup ([`csl_text`]);
@@ -10,17 +10,38 @@
 //! ledger id, the retrieval route (`null` without one), and the blake3 hashes of every
 //! page text stored for the source (`add --snapshot`, then each quote's, in order,
 //! once each).
+//!
+//! The type says what the URL says the source is ([`identifier`]), and `URL` is always
+//! the ledger's:
+//!
+//! - a DOI link is a `document` with its `DOI`. A DOI names a published work, not a web
+//!   page, but the ledger does not know which kind (article, chapter, data set…), and
+//!   `document` is CSL 1.0.2's "catch-all category for items not belonging to other
+//!   types"; no other metadata is made up for it. pandoc's default style prints the DOI
+//!   as `https://doi.org/…` in place of the URL.
+//! - an arXiv link is a preprint, written the way Zotero's CSL export writes its
+//!   `preprint` items (zotero-schema maps `preprint` to CSL `article`, its `archiveID`
+//!   to `number` and its `repository` to `publisher`; the arXiv translator fills them
+//!   with `arXiv:ID` and `arXiv`): `type: "article"`, `number: "arXiv:ID"`,
+//!   `publisher: "arXiv"`. CSL 1.0.2 says `article` is for "preprints, working papers,
+//!   and similar works posted on a platform … (e.g. arXiv …)". The id keeps the version
+//!   the URL shows (`2305.14627v2`), which Zotero keeps apart. The arXiv DOI
+//!   (`10.48550/arXiv.ID`) that Zotero's translator also derives is not written: the
+//!   ledger holds the id, not that DOI.
+//! - anything else is a `webpage`.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
+use super::identifier::{self, Identifier};
 use crate::ledger::SourceEntry;
 
 /// One CSL-JSON item.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Item {
     pub id: String,
+    /// `webpage`, `document` (a DOI source) or `article` (an arXiv preprint).
     #[serde(rename = "type")]
     pub kind: &'static str,
     #[serde(rename = "URL")]
@@ -28,6 +49,15 @@ pub struct Item {
     pub title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub accessed: Option<Date>,
+    /// A DOI source's DOI.
+    #[serde(rename = "DOI", skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    /// An arXiv preprint's `arXiv:ID`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number: Option<String>,
+    /// `arXiv` for an arXiv preprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publisher: Option<&'static str>,
     pub custom: Custom,
 }
 
@@ -70,12 +100,22 @@ pub fn item(e: &SourceEntry) -> Item {
             snapshots.push(h.clone());
         }
     }
+    let (kind, doi, number, publisher) = match identifier::of(&s.url) {
+        Some(Identifier::Doi(doi)) => ("document", Some(doi), None, None),
+        Some(Identifier::Arxiv(id)) => {
+            ("article", None, Some(format!("arXiv:{id}")), Some("arXiv"))
+        }
+        None => ("webpage", None, None, None),
+    };
     Item {
         id: format!("source{}", s.id),
-        kind: "webpage",
+        kind,
         url: s.url.clone(),
         title: csl_text(if s.title.is_empty() { &s.url } else { &s.title }),
         accessed,
+        doi,
+        number,
+        publisher,
         custom: Custom {
             ledger_id: s.id,
             via: s.via.clone(),
@@ -125,10 +165,14 @@ mod tests {
     use crate::ledger::{Quote, Source};
 
     fn entry(title: &str, accessed: &str) -> SourceEntry {
+        entry_at("https://a.example/p", title, accessed)
+    }
+
+    fn entry_at(url: &str, title: &str, accessed: &str) -> SourceEntry {
         SourceEntry {
             source: Source {
                 id: 7,
-                url: "https://a.example/p".into(),
+                url: url.into(),
                 title: title.into(),
                 accessed: accessed.into(),
                 quotes: vec![Quote {
@@ -182,5 +226,46 @@ mod tests {
             item(&entry("<b>bold</b>", "2024-01-02")).title,
             "<<span class=\"nocase\"></span>b>bold<<span class=\"nocase\"></span>/b>"
         );
+    }
+
+    /// Issue 18: a source registered as `doi:…` or `arXiv:…` was exported as a bare
+    /// web page, its identifier left in the URL for nobody to read.
+    #[test]
+    fn issue18_doi_and_arxiv_sources_carry_their_identifiers() {
+        let doi = serde_json::to_value(item(&entry_at(
+            "https://doi.org/10.1000/a%3Cb%3E",
+            "Handbook",
+            "2024-01-02",
+        )))
+        .unwrap();
+        assert_eq!(doi["type"], "document");
+        assert_eq!(doi["DOI"], "10.1000/a<b>");
+        assert_eq!(doi["URL"], "https://doi.org/10.1000/a%3Cb%3E");
+        assert!(doi.get("number").is_none() && doi.get("publisher").is_none());
+
+        let preprint = serde_json::to_value(item(&entry_at(
+            "https://arxiv.org/abs/2305.14627v2",
+            "A preprint",
+            "2024-01-02",
+        )))
+        .unwrap();
+        assert_eq!(
+            preprint,
+            serde_json::json!({
+                "id": "source7",
+                "type": "article",
+                "URL": "https://arxiv.org/abs/2305.14627v2",
+                "title": "A preprint",
+                "accessed": {"date-parts": [[2024, 1, 2]]},
+                "number": "arXiv:2305.14627v2",
+                "publisher": "arXiv",
+                "custom": {"ledger_id": 7, "via": "web", "snapshots": ["aa", "bb"]}
+            })
+        );
+
+        let page = serde_json::to_value(item(&entry("T", "2024-01-02"))).unwrap();
+        for key in ["DOI", "number", "publisher"] {
+            assert!(page.get(key).is_none(), "{key} in {page}");
+        }
     }
 }

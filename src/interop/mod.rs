@@ -11,10 +11,15 @@
 //! - [`csl`]: CSL-JSON, which pandoc `--citeproc` and Zotero read;
 //! - [`biblatex`]: `@online` entries;
 //! - [`ris`]: RIS records (Zotero, EndNote, Mendeley).
+//!
+//! The last three say what a source is when its URL says it ([`identifier`]): a DOI
+//! link carries its DOI, an arXiv link its arXiv id, each in the field the format has
+//! for it.
 
 pub mod biblatex;
 pub mod csl;
 pub mod hermes;
+pub mod identifier;
 pub mod jsonl;
 pub mod ris;
 
@@ -32,11 +37,11 @@ pub enum Format {
     Jsonl,
     /// A sources.py ledger ({"version": 1, "sources": […]})
     HermesJson,
-    /// CSL-JSON webpage items, for pandoc --citeproc and Zotero
+    /// CSL-JSON items (with DOI, or arXiv number), for pandoc --citeproc and Zotero
     CslJson,
-    /// BibLaTeX @online entries
+    /// BibLaTeX @online entries (with doi, or eprint for arXiv)
     Biblatex,
-    /// RIS records (TY  - ELEC)
+    /// RIS records (TY  - ELEC, with DO for DOI sources)
     Ris,
 }
 

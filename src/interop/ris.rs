@@ -4,6 +4,7 @@
 //! TY  - ELEC
 //! TI  - title (the URL when there is none)
 //! UR  - url, with `;` as `%3B`
+//! DO  - 10.… (a DOI source)
 //! Y2  - YYYY/MM/DD/
 //! M1  - YYYY/MM/DD/
 //! ER  -
@@ -42,9 +43,16 @@
 //! in the most used Python reader is the worse of the two. No other tag is split: rispy
 //! delimits only `UR`, and citation-js and Zotero split none of the tags written here
 //! (Zotero splits `KW` on `;`, which is not written).
+//!
+//! A DOI source ([`identifier`]) gets `DO` with its DOI, decoded, which Zotero (`DOI`),
+//! citation-js (`DOI`, for `ELEC` too) and rispy (`doi`) read. The type stays `ELEC`:
+//! RIS has no type for a work of unknown kind that all three read alike, and `ELEC`
+//! keeps the access date where each looks for it. RIS has no field for an arXiv id that
+//! these readers agree on; the URL carries it.
 
 use std::io::{self, Write};
 
+use super::identifier::{self, Identifier};
 use crate::ledger::{Source, SourceEntry};
 
 /// The record for `s`, every line ending in `\r\n`.
@@ -54,6 +62,9 @@ pub fn record(s: &Source) -> String {
     out.push_str("TY  - ELEC\r\n");
     out.push_str(&format!("TI  - {}\r\n", one_line(title)));
     out.push_str(&format!("UR  - {}\r\n", one_url(&s.url)));
+    if let Some(Identifier::Doi(doi)) = identifier::of(&s.url) {
+        out.push_str(&format!("DO  - {}\r\n", one_line(&doi)));
+    }
     if let Some((y, m, d)) = crate::ledger::date_parts(&s.accessed) {
         out.push_str(&format!("Y2  - {y:04}/{m:02}/{d:02}/\r\n"));
         out.push_str(&format!("M1  - {y:04}/{m:02}/{d:02}/\r\n"));
@@ -121,5 +132,31 @@ mod tests {
             record(&s),
             "TY  - ELEC\r\nTI  - T; U\r\nUR  - https://a.example/p%3Bv=1?q=a%3Bb\r\nER  - \r\n"
         );
+    }
+
+    /// Issue 18: a DOI source's DOI was only in its URL.
+    #[test]
+    fn issue18_doi_sources_carry_do() {
+        let s = Source {
+            id: 1,
+            url: "https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4%3C547::AID-JBM20%3E3.0.CO;2-%23"
+                .into(),
+            title: "SICI".into(),
+            accessed: "2024-01-02".into(),
+            quotes: vec![],
+            via: None,
+        };
+        assert_eq!(
+            record(&s),
+            "TY  - ELEC\r\nTI  - SICI\r\n\
+             UR  - https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4%3C547::AID-JBM20%3E3.0.CO%3B2-%23\r\n\
+             DO  - 10.1002/(SICI)1097-4636(199812)43:4<547::AID-JBM20>3.0.CO;2-#\r\n\
+             Y2  - 2024/01/02/\r\nM1  - 2024/01/02/\r\nER  - \r\n"
+        );
+        let arxiv = Source {
+            url: "https://arxiv.org/abs/2305.14627".into(),
+            ..s
+        };
+        assert!(!record(&arxiv).contains("DO  - "), "{}", record(&arxiv));
     }
 }

@@ -1,6 +1,10 @@
 //! `export` through the binary: the exact shape of every format, `--output` and
 //! `--epoch`, refusals, the chain re-checked from `jsonl` alone, the `hermes-json` →
 //! `import` round trip, and pandoc `--citeproc` reading the CSL-JSON.
+//!
+//! Issue 18: DOI and arXiv sources exported with their identifiers, read by real
+//! readers: pandoc `--citeproc` prints a DOI, and biber keeps `doi` and `eprint` in the
+//! `.bbl`.
 
 use std::path::Path;
 use std::process::Command as Process;
@@ -651,4 +655,238 @@ fn issue12_pandoc_prints_tag_like_titles_as_text_and_the_bibtex_access_date() {
     let text = run_pandoc(pandoc, sb.path(), "refs.bib");
     assert!(text.contains("March 1, 2025"), "{text}");
     assert!(text.contains("https://tags.example/p"), "{text}");
+}
+
+/// Issue 18: sources registered as a DOI or an arXiv id, or by their resolver URLs, and
+/// a web page with `;` in its URL: `(given, title)`.
+const IDENTIFIED: &[(&str, &str)] = &[
+    ("doi:10.1000/182", "The DOI Handbook"),
+    (
+        "https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4<547::AID-JBM20>3.0.CO;2-%23",
+        "A SICI DOI",
+    ),
+    ("arXiv:2305.14627v2", "A preprint"),
+    (
+        "https://arxiv.org/pdf/hep-th/9901001.pdf",
+        "An old preprint",
+    ),
+    ("https://a.example/p;v=1?q=a;b", "Semicolons; everywhere"),
+];
+
+/// The SICI DOI of [`IDENTIFIED`], decoded.
+const SICI: &str = "10.1002/(SICI)1097-4636(199812)43:4<547::AID-JBM20>3.0.CO;2-#";
+
+fn identified(sb: &Sandbox) {
+    for (i, (url, title)) in IDENTIFIED.iter().enumerate() {
+        let accessed = format!("2025-03-0{}", i + 1);
+        sb.ok(&["add", url, "--title", title, "--accessed", &accessed]);
+    }
+}
+
+#[test]
+fn issue18_csl_json_says_what_a_doi_or_arxiv_source_is() {
+    let sb = Sandbox::new();
+    identified(&sb);
+    let v: Value = serde_json::from_str(&export(&sb, "csl-json")).unwrap();
+    let shape: Vec<Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            json!([
+                item["type"],
+                item["URL"],
+                item["DOI"],
+                item["number"],
+                item["publisher"]
+            ])
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            json!([
+                "document",
+                "https://doi.org/10.1000/182",
+                "10.1000/182",
+                null,
+                null
+            ]),
+            json!([
+                "document",
+                "https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4%3C547::AID-JBM20%3E3.0.CO;2-%23",
+                SICI,
+                null,
+                null
+            ]),
+            json!([
+                "article",
+                "https://arxiv.org/abs/2305.14627v2",
+                null,
+                "arXiv:2305.14627v2",
+                "arXiv"
+            ]),
+            json!([
+                "article",
+                "https://arxiv.org/pdf/hep-th/9901001.pdf",
+                null,
+                "arXiv:hep-th/9901001",
+                "arXiv"
+            ]),
+            json!(["webpage", "https://a.example/p;v=1?q=a;b", null, null, null]),
+        ]
+    );
+}
+
+#[test]
+fn issue18_biblatex_and_ris_carry_doi_and_eprint() {
+    let sb = Sandbox::new();
+    identified(&sb);
+    assert_eq!(
+        export(&sb, "biblatex"),
+        format!(
+            "@online{{source1,\n  title = {{The DOI Handbook}},\n  url = {{https://doi.org/10.1000/182}},\n  doi = {{10.1000/182}},\n  urldate = {{2025-03-01}}\n}}\n\
+             \n\
+             @online{{source2,\n  title = {{A SICI DOI}},\n  url = {{https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4%3C547::AID-JBM20%3E3.0.CO;2-%23}},\n  doi = {{{SICI}}},\n  urldate = {{2025-03-02}}\n}}\n\
+             \n\
+             @online{{source3,\n  title = {{A preprint}},\n  url = {{https://arxiv.org/abs/2305.14627v2}},\n  eprint = {{2305.14627v2}},\n  eprinttype = {{arxiv}},\n  urldate = {{2025-03-03}}\n}}\n\
+             \n\
+             @online{{source4,\n  title = {{An old preprint}},\n  url = {{https://arxiv.org/pdf/hep-th/9901001.pdf}},\n  eprint = {{hep-th/9901001}},\n  eprinttype = {{arxiv}},\n  urldate = {{2025-03-04}}\n}}\n\
+             \n\
+             @online{{source5,\n  title = {{Semicolons; everywhere}},\n  url = {{https://a.example/p;v=1?q=a;b}},\n  urldate = {{2025-03-05}}\n}}\n"
+        )
+    );
+    let ris = export(&sb, "ris");
+    let records: Vec<&str> = ris.split("\r\n\r\n").collect();
+    assert_eq!(records.len(), 5, "{ris}");
+    assert_eq!(
+        records[0],
+        "TY  - ELEC\r\nTI  - The DOI Handbook\r\nUR  - https://doi.org/10.1000/182\r\nDO  - 10.1000/182\r\nY2  - 2025/03/01/\r\nM1  - 2025/03/01/\r\nER  - "
+    );
+    assert!(
+        records[1].contains(&format!(
+            "\r\nUR  - https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4%3C547::AID-JBM20%3E3.0.CO%3B2-%23\r\nDO  - {SICI}\r\n"
+        )),
+        "{}",
+        records[1]
+    );
+    assert!(!records[2].contains("DO  - "), "{}", records[2]);
+    assert_eq!(
+        records[4],
+        "TY  - ELEC\r\nTI  - Semicolons; everywhere\r\nUR  - https://a.example/p%3Bv=1?q=a%3Bb\r\nY2  - 2025/03/05/\r\nM1  - 2025/03/05/\r\nER  - \r\n"
+    );
+}
+
+#[test]
+fn issue18_pandoc_citeproc_prints_the_doi_of_a_doi_source() {
+    let Some(pandoc) = pandoc() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    identified(&sb);
+    sb.file(
+        "doc.md",
+        "Handbook [@source1]. SICI [@source2]. Preprint [@source3].\n",
+    );
+    let bib = sb.path().join("export.json");
+    sb.ok(&[
+        "export",
+        "--format",
+        "csl-json",
+        "-o",
+        bib.to_str().unwrap(),
+    ]);
+    let text = run_pandoc(pandoc, sb.path(), "export.json");
+    // pandoc's default style prints a DOI as its doi.org link in place of the URL: the
+    // DOI decoded from the source's dx.doi.org URL shows it was read from `DOI`.
+    for want in [
+        "https://doi.org/10.1000/182",
+        &format!("https://doi.org/{SICI}"),
+        "arXiv",
+        "https://arxiv.org/abs/2305.14627v2",
+    ] {
+        assert!(text.contains(want), "{want} missing from: {text}");
+    }
+    assert!(!text.contains("dx.doi.org"), "{text}");
+    // pandoc reads `doi` from the biblatex export the same way.
+    let bib = sb.path().join("export.bib");
+    sb.ok(&[
+        "export",
+        "--format",
+        "biblatex",
+        "-o",
+        bib.to_str().unwrap(),
+    ]);
+    let text = run_pandoc(pandoc, sb.path(), "export.bib");
+    assert!(text.contains(&format!("https://doi.org/{SICI}")), "{text}");
+    assert!(!text.contains("dx.doi.org"), "{text}");
+}
+
+/// pdflatex and biber on PATH, or `None` (the test is skipped) unless
+/// `CITE_REQUIRE_TEX=1`, which CI sets after installing them.
+fn pdflatex_and_biber() -> Option<()> {
+    if crate::util::runs("pdflatex", &["--version"]) && crate::util::runs("biber", &["--version"]) {
+        return Some(());
+    }
+    crate::util::skip_unless_required(
+        "CITE_REQUIRE_TEX",
+        "pdflatex or biber is not on PATH — install them (Debian: see .ci/run)",
+        "the biber test of doi and eprint",
+    );
+    None
+}
+
+/// Runs `program args` in `dir` and asserts that it succeeded.
+fn run_in(dir: &Path, program: &str, args: &[&str]) {
+    let out = Process::new(program)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn issue18_biber_keeps_doi_and_eprint_in_the_bbl() {
+    let Some(()) = pdflatex_and_biber() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    identified(&sb);
+    let bib = sb.path().join("export.bib");
+    sb.ok(&[
+        "export",
+        "--format",
+        "biblatex",
+        "-o",
+        bib.to_str().unwrap(),
+    ]);
+    sb.file(
+        "doc.tex",
+        "\\documentclass{article}\n\\usepackage[backend=biber,sorting=none]{biblatex}\n\
+         \\addbibresource{export.bib}\n\\begin{document}\n\\nocite{*}\n\\printbibliography\n\\end{document}\n",
+    );
+    let latex = ["-interaction=nonstopmode", "-halt-on-error", "doc.tex"];
+    run_in(sb.path(), "pdflatex", &latex);
+    run_in(sb.path(), "biber", &["doc"]);
+    let bbl = std::fs::read_to_string(sb.path().join("doc.bbl")).unwrap();
+    for want in [
+        "\\verb{doi}\n      \\verb 10.1000/182\n".to_string(),
+        format!("\\verb{{doi}}\n      \\verb {SICI}\n"),
+        "\\field{eprinttype}{arxiv}".to_string(),
+        "\\verb{eprint}\n      \\verb 2305.14627v2\n".to_string(),
+        "\\verb{eprint}\n      \\verb hep-th/9901001\n".to_string(),
+    ] {
+        assert!(
+            bbl.contains(&want),
+            "{want:?} missing from the .bbl:\n{bbl}"
+        );
+    }
+    // And the document typesets with them.
+    run_in(sb.path(), "pdflatex", &latex);
 }
