@@ -10,6 +10,7 @@
 //! - [`context`]: who is acting in one call.
 //! - [`check_min_coverage`]: the one rule for a coverage threshold.
 
+pub mod export;
 pub mod failure;
 pub mod input;
 pub mod report;

@@ -1,12 +1,17 @@
-//! `cite export --format F [--output FILE] [--epoch N]`: the ledger in a format other
-//! tools read, to stdout or atomically to a file.
+//! `cite export --format F [--output FILE] [--epoch N] [--only IDS] [--cited-in DRAFT]`:
+//! the ledger, or the sources a draft cites, in a format other tools read, to stdout or
+//! atomically to a file. What to take, what to refuse and the writing are
+//! [`crate::app::export`]'s.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::interop::{self, Format};
+use crate::app::export;
+use crate::draft::{self, Advice};
+use crate::interop::Format;
+use crate::render::sources::IdSet;
 
-use super::{CliError, Env};
+use super::{CliError, Env, read_input};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,14 +24,35 @@ pub struct Args {
     /// Export this epoch instead of the current one (not for jsonl: the log spans all)
     #[arg(long, value_name = "N")]
     epoch: Option<u64>,
+    /// Ids to export, e.g. 1,3,5-7 (not for jsonl)
+    #[arg(long, value_name = "IDS")]
+    only: Option<String>,
+    /// Export only ids cited in this draft's prose (`-` reads it from stdin; not for jsonl)
+    #[arg(long, value_name = "FILE")]
+    cited_in: Option<PathBuf>,
+}
+
+impl Args {
+    /// The first flag given that would narrow the export, as the user spelled it.
+    fn narrowing(&self) -> Option<&'static str> {
+        [
+            (self.epoch.is_some(), "--epoch"),
+            (self.only.is_some(), "--only"),
+            (self.cited_in.is_some(), "--cited-in"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
 }
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
-    if args.format == Format::Jsonl && args.epoch.is_some() {
-        return Err(CliError::usage(
-            "--epoch does not apply to --format jsonl, which exports the whole log (its hash chain runs through every epoch)",
-        ));
-    }
+    export::check_whole_log(args.format, args.narrowing())?;
+    let only = args
+        .only
+        .as_deref()
+        .map(IdSet::parse)
+        .transpose()
+        .map_err(|e| CliError::usage(format!("--only: {e}")))?;
     // `-o -` is stdout; a file that is the ledger itself is never replaced.
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     if let Some(path) = output
@@ -41,19 +67,19 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
                 .hint("choose another file"),
         );
     }
-    let view = env.ledger.view(args.epoch)?;
-    let write = |out: &mut dyn Write| -> Result<u64, CliError> {
-        match args.format {
-            Format::Jsonl => {
-                interop::jsonl::write(out, view.chain()?.map(|r| r.map_err(CliError::from)))
-            }
-            f => interop::write_sources(
-                f,
-                out,
-                view.source_entries()?.map(|r| r.map_err(CliError::from)),
-            ),
-        }
+    let cited = match &args.cited_in {
+        Some(path) => Some(draft::cited_ids(&read_input(path)?)),
+        None => None,
     };
+    let view = env.ledger.view(args.epoch)?;
+    let picked = export::selection(
+        &view,
+        only.as_ref().map(|o| (o, "--only")),
+        cited.as_ref(),
+        Advice::Shell,
+        &env.ledger.location().to_string(),
+    )?;
+    let write = |out: &mut dyn Write| export::write(&view, args.format, picked.as_deref(), out);
     match output {
         None => {
             write(env.out)?;

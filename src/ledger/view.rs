@@ -546,15 +546,36 @@ impl View {
     pub fn source_entries(&self) -> Result<Box<dyn Iterator<Item = Result<SourceEntry>> + '_>> {
         match &self.reader {
             None => Ok(Box::new(std::iter::empty())),
-            Some(r) => Ok(Box::new(r.sources(self.epoch)?.map(|s| {
-                let s = s?;
-                let snapshots = s.row.snapshots.iter().map(event::hex).collect();
-                Ok(SourceEntry {
-                    source: self.full(s)?,
-                    snapshots,
-                })
-            }))),
+            Some(r) => Ok(Box::new(
+                r.sources(self.epoch)?
+                    .map(|s| self.full_entry(s.map_err(Error::from)?)),
+            )),
         }
+    }
+
+    /// The sources with ids in `lo..=hi`, in id order, with their stored snapshot hashes,
+    /// streamed: what an export of a few ids reads, and no more.
+    pub fn source_entries_between(
+        &self,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<SourceEntry>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(
+                r.sources_between(self.epoch, lo, hi)?
+                    .map(|s| self.full_entry(s.map_err(Error::from)?)),
+            )),
+        }
+    }
+
+    /// A source with its quotes and snapshot hashes, from its stored row.
+    fn full_entry(&self, s: StoredSource) -> Result<SourceEntry> {
+        let snapshots = s.row.snapshots.iter().map(event::hex).collect();
+        Ok(SourceEntry {
+            source: self.full(s)?,
+            snapshots,
+        })
     }
 
     /// Every record of the log (all epochs: the chain spans them) with its stored

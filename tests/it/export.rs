@@ -2,9 +2,10 @@
 //! `--epoch`, refusals, the chain re-checked from `jsonl` alone, the `hermes-json` →
 //! `import` round trip, and pandoc `--citeproc` reading the CSL-JSON.
 //!
-//! Issue 18: DOI and arXiv sources exported with their identifiers, read by real
-//! readers: pandoc `--citeproc` prints a DOI, and biber keeps `doi` and `eprint` in the
-//! `.bbl`.
+//! Issue 18: DOI and arXiv sources exported with their identifiers, `--only` and
+//! `--cited-in` (their refusals with exit codes and messages), and the exports read by
+//! real readers: pandoc `--citeproc` prints a DOI, and biber keeps `doi` and `eprint` in
+//! the `.bbl`.
 
 use std::path::Path;
 use std::process::Command as Process;
@@ -775,6 +776,134 @@ fn issue18_biblatex_and_ris_carry_doi_and_eprint() {
         records[4],
         "TY  - ELEC\r\nTI  - Semicolons; everywhere\r\nUR  - https://a.example/p%3Bv=1?q=a%3Bb\r\nY2  - 2025/03/05/\r\nM1  - 2025/03/05/\r\nER  - \r\n"
     );
+}
+
+/// The ledger ids `export --format csl-json ARGS…` writes, in order.
+fn ids_in(sb: &Sandbox, args: &[&str]) -> Vec<u64> {
+    let mut all = vec!["export", "--format", "csl-json"];
+    all.extend_from_slice(args);
+    let v: Value = serde_json::from_str(&sb.ok(&all)).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["custom"]["ledger_id"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn issue18_only_and_cited_in_choose_what_is_exported() {
+    let sb = Sandbox::new();
+    for n in 1..=7 {
+        sb.ok(&["add", &format!("https://p{n}.example")]);
+    }
+    assert_eq!(ids_in(&sb, &["--only", "1,3,5-6"]), [1, 3, 5, 6]);
+    let draft = sb.file(
+        "draft.md",
+        "# Draft\n\nOne claim [2]. Another [6][7]. Again [2].\n",
+    );
+    let draft = draft.to_str().unwrap();
+    assert_eq!(ids_in(&sb, &["--cited-in", draft]), [2, 6, 7]);
+    // Both: the cited ids that --only names.
+    assert_eq!(ids_in(&sb, &["--cited-in", draft, "--only", "3-7"]), [6, 7]);
+    // `-` reads the draft from stdin.
+    let out = sb
+        .cite()
+        .args(["export", "--format", "ris", "--cited-in", "-"])
+        .write_stdin("Only this [4].\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let ris = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(ris.matches("TY  - ").count(), 1, "{ris}");
+    assert!(ris.contains("UR  - https://p4.example\r\n"), "{ris}");
+    // Into a file, which says how many it wrote.
+    let bib = sb.path().join("cited.bib");
+    sb.cite()
+        .args(["export", "--format", "biblatex", "--cited-in", draft, "-o"])
+        .arg(&bib)
+        .assert()
+        .success()
+        .stdout(format!(
+            "exported 3 source(s) of epoch 1 to {} as biblatex\n",
+            bib.display()
+        ));
+    let text = std::fs::read_to_string(&bib).unwrap();
+    assert_eq!(text.matches("@online{").count(), 3, "{text}");
+    // The hermes-json of a selection is a sources.py ledger of those sources.
+    let v: Value =
+        serde_json::from_str(&sb.ok(&["export", "--format", "hermes-json", "--only", "7"]))
+            .unwrap();
+    assert_eq!(v["sources"][0]["id"], 7);
+    assert_eq!(v["sources"].as_array().unwrap().len(), 1);
+    // An older epoch, selected.
+    sb.ok(&["reset"]);
+    sb.ok(&["add", "https://new.example"]);
+    assert_eq!(ids_in(&sb, &["--epoch", "1", "--only", "5"]), [5]);
+}
+
+#[test]
+fn issue18_a_selection_that_cannot_be_exported_is_refused_by_name() {
+    let sb = Sandbox::new();
+    for n in 1..=3 {
+        sb.ok(&["add", &format!("https://p{n}.example")]);
+    }
+    let ledger = sb.ledger.display().to_string();
+    let out = sb.path().join("refs.json");
+    std::fs::write(&out, "old contents").unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = sb.cite();
+        cmd.args(["export", "--format", "csl-json", "-o"])
+            .arg(&out)
+            .args(args);
+        cmd
+    };
+    // An id the ledger lacks is named, not dropped.
+    run(&["--only", "2,5-6"]).assert().code(1).stdout("").stderr(format!(
+        "error: --only names [5], [6], not in the ledger (ledger: {ledger}) — the ledger's ids are listed by `cite list`\n"
+    ));
+    let draft = sb.file("draft.md", "A claim [1]. Another [9].\n");
+    run(&["--cited-in", draft.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "error: the draft cites [9], not in the ledger (ledger: {ledger}) — remove those citations, or register each page with `cite add URL` and cite the id it prints\n"
+        ));
+    // A draft that cites nothing, or nothing --only keeps: nothing to write.
+    let empty = sb.file("empty.md", "No citations here.\n");
+    run(&["--cited-in", empty.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr("error: no sources to export\n");
+    run(&["--cited-in", "-", "--only", "2-3"])
+        .write_stdin("Just [1].\n")
+        .assert()
+        .code(1)
+        .stderr("error: no sources to export\n");
+    // jsonl is the whole log: no selection.
+    for args in [["--only", "1"], ["--cited-in", "-"]] {
+        sb.cite()
+            .args(["export", "--format", "jsonl", "-o"])
+            .arg(&out)
+            .args(args)
+            .write_stdin("A claim [1].\n")
+            .assert()
+            .code(2)
+            .stderr(format!(
+                "error: {} does not apply to --format jsonl, which exports the whole log (its hash chain runs through every record of every epoch) — export a selection as csl-json, biblatex, ris or hermes-json\n",
+                args[0]
+            ));
+    }
+    // A malformed id list is the caller's mistake.
+    run(&["--only", "3-1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--only: \"3-1\" is a backwards range",
+        ));
+    // A draft file that is not there.
+    run(&["--cited-in", "missing.md"]).assert().code(2);
+    // None of these touched the output file.
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old contents");
 }
 
 #[test]
