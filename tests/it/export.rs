@@ -4,8 +4,12 @@
 //!
 //! Issue 18: DOI and arXiv sources exported with their identifiers, `--only` and
 //! `--cited-in` (their refusals with exit codes and messages), and the exports read by
-//! real readers: pandoc `--citeproc` prints a DOI, and biber keeps `doi` and `eprint` in
-//! the `.bbl`.
+//! real readers: pandoc `--citeproc` prints a DOI, biber keeps `doi` and `eprint` in
+//! the `.bbl`, and rispy and citation-js read the RIS export one URL a record, with its
+//! DOI. Zotero's RIS importer cannot run here (it needs Zotero itself); reading
+//! zotero/translators `RIS.js` shows it maps `UR` to `url` whole (it splits only `KW`,
+//! and authors in ProCite files, on `;`) and `DO` to `DOI` through `cleanDOI`, for a
+//! web page too.
 
 use std::path::Path;
 use std::process::Command as Process;
@@ -1018,4 +1022,180 @@ fn issue18_biber_keeps_doi_and_eprint_in_the_bbl() {
     }
     // And the document typesets with them.
     run_in(sb.path(), "pdflatex", &latex);
+}
+
+/// A Python that imports rispy: `$CITE_READERS_PYTHON`, else `python3`; `None` (the test
+/// is skipped) unless `CITE_REQUIRE_RISPY=1`, which CI sets after installing
+/// tests/readers/requirements.txt into target/readers: there a missing rispy fails it.
+fn python_with_rispy() -> Option<String> {
+    let python = std::env::var("CITE_READERS_PYTHON")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "python3".into());
+    if crate::util::runs(&python, &["-c", "import rispy"]) {
+        return Some(python);
+    }
+    crate::util::skip_unless_required(
+        "CITE_REQUIRE_RISPY",
+        &format!(
+            "{python} cannot import rispy — install it (pip install -r tests/readers/requirements.txt) or set CITE_READERS_PYTHON"
+        ),
+        "the rispy test",
+    );
+    None
+}
+
+/// Runs `program args…` and parses what it prints as JSON.
+fn json_from(program: &str, args: &[&Path]) -> Value {
+    let out = Process::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the reader prints JSON")
+}
+
+/// The readers' project: tests/readers.
+fn readers() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/readers")
+}
+
+/// The RIS export of [`IDENTIFIED`], in a file of the sandbox.
+fn ris_file(sb: &Sandbox) -> std::path::PathBuf {
+    identified(sb);
+    let ris = sb.path().join("export.ris");
+    sb.ok(&["export", "--format", "ris", "-o", ris.to_str().unwrap()]);
+    ris
+}
+
+/// Issue 18: rispy split the `UR` of a URL with `;` into several URLs.
+#[test]
+fn issue18_rispy_reads_one_url_a_record_and_the_doi() {
+    let Some(python) = python_with_rispy() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let ris = ris_file(&sb);
+    let records = json_from(&python, &[&readers().join("rispy_read.py"), &ris]);
+    let got: Vec<Value> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!([r["title"], r["urls"], r["doi"], r["access_date"]]))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            json!([
+                "The DOI Handbook",
+                ["https://doi.org/10.1000/182"],
+                "10.1000/182",
+                "2025/03/01/"
+            ]),
+            json!([
+                "A SICI DOI",
+                [
+                    "https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4%3C547::AID-JBM20%3E3.0.CO%3B2-%23"
+                ],
+                SICI,
+                "2025/03/02/"
+            ]),
+            json!([
+                "A preprint",
+                ["https://arxiv.org/abs/2305.14627v2"],
+                null,
+                "2025/03/03/"
+            ]),
+            json!([
+                "An old preprint",
+                ["https://arxiv.org/pdf/hep-th/9901001.pdf"],
+                null,
+                "2025/03/04/"
+            ]),
+            json!([
+                "Semicolons; everywhere",
+                ["https://a.example/p%3Bv=1?q=a%3Bb"],
+                null,
+                "2025/03/05/"
+            ]),
+        ]
+    );
+}
+
+/// node with tests/readers installed, or `None` (the test is skipped) unless
+/// `CITE_REQUIRE_CITATION_JS=1`, which CI sets after `npm ci --prefix tests/readers`.
+fn node_with_citation_js() -> Option<()> {
+    let installed = readers()
+        .join("node_modules/@citation-js/plugin-ris")
+        .is_dir();
+    if installed && crate::util::runs("node", &["--version"]) {
+        return Some(());
+    }
+    crate::util::skip_unless_required(
+        "CITE_REQUIRE_CITATION_JS",
+        "node or tests/readers/node_modules is missing — run `npm ci --prefix tests/readers`",
+        "the citation-js test",
+    );
+    None
+}
+
+#[test]
+fn issue18_citation_js_reads_one_url_a_record_and_the_doi() {
+    let Some(()) = node_with_citation_js() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let ris = ris_file(&sb);
+    let items = json_from("node", &[&readers().join("citation_js_read.mjs"), &ris]);
+    let got: Vec<Value> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| json!([i["type"], i["title"], i["URL"], i["DOI"], i["accessed"]]))
+        .collect();
+    let day = |d: u32| json!({"date-parts": [[2025, 3, d]]});
+    assert_eq!(
+        got,
+        [
+            json!([
+                "webpage",
+                "The DOI Handbook",
+                "https://doi.org/10.1000/182",
+                "10.1000/182",
+                day(1)
+            ]),
+            json!([
+                "webpage",
+                "A SICI DOI",
+                "https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4%3C547::AID-JBM20%3E3.0.CO%3B2-%23",
+                SICI,
+                day(2)
+            ]),
+            json!([
+                "webpage",
+                "A preprint",
+                "https://arxiv.org/abs/2305.14627v2",
+                null,
+                day(3)
+            ]),
+            json!([
+                "webpage",
+                "An old preprint",
+                "https://arxiv.org/pdf/hep-th/9901001.pdf",
+                null,
+                day(4)
+            ]),
+            json!([
+                "webpage",
+                "Semicolons; everywhere",
+                "https://a.example/p%3Bv=1?q=a%3Bb",
+                null,
+                day(5)
+            ]),
+        ]
+    );
 }
