@@ -47,7 +47,7 @@ printf '\n$ cat draft.md\n'
 cat "$work/draft.md"
 
 # 4. Verify before delivering.
-step verify "$work/draft.md" --evidence --min-coverage 0.5
+step verify "$work/draft.md" --strict --evidence --min-coverage 0.5
 
 # 5. What verify catches: an id the ledger never handed out (a citation made up from
 #    memory) and a URL typed by hand into the Sources block (here, with its query lost).

@@ -35,6 +35,9 @@
 //! - `syncs`: how many fdatasyncs each command costs (strace)
 //! - `backends`: issue 10 — one workflow of every command on a redb file and on
 //!   PostgreSQL, the same transcript from both
+//! - `reader`: issue 18 — every `[N]` a reader sees is rendered and checked, any heading's
+//!   list of sources is a Sources section, no id dropped, `--strict` on research drafts,
+//!   drafts on stdin, blocks through pandoc and cmark-gfm, MCP ids as strings and `export`
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
 
@@ -93,6 +96,8 @@ mod model;
 mod postgres;
 #[path = "it/prop_url.rs"]
 mod prop_url;
+#[path = "it/reader.rs"]
+mod reader;
 #[path = "it/rebuild.rs"]
 mod rebuild;
 #[path = "it/skill.rs"]

@@ -30,8 +30,19 @@ use serde::Serialize;
 use crate::ledger::SourceEntry;
 
 /// What `export --format` accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
+#[schemars(inline)]
 pub enum Format {
     /// Every record of the log (all epochs), one JSON object a line, with hashes and bytes
     Jsonl,

@@ -1,8 +1,10 @@
 //! `cite mcp`: the ledger as a Model Context Protocol server, for agents that call tools
 //! instead of shelling out.
 //!
-//! Eight tools — `add`, `ingest`, `quote`, `list`, `show`, `reset`, `render`, `verify`
-//! — each calling the same library functions as its CLI command (see [`tools`]). A tool
+//! Nine tools — `add`, `ingest`, `quote`, `list`, `show`, `reset`, `render`, `verify`,
+//! `export` — each calling the same library functions as its CLI command (see
+//! [`tools`]), with the advice in their findings worded as tool calls, not shell commands.
+//! Ids come as numbers or digit strings ([`lenient`]), as models send them. A tool
 //! answers with the lines the command prints as text content and the same data as
 //! structured content (always a JSON object, matching the tool's `outputSchema`). Every
 //! schema is made strict once, at start-up ([`schema`]), and every line the client
@@ -44,8 +46,8 @@ use crate::app::{self, Failure};
 use crate::ledger::{Context, Ledger};
 
 use tools::{
-    AddParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams, ResetParams,
-    ShowParams, VerifyParams,
+    AddParams, ExportParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams,
+    ResetParams, ShowParams, VerifyParams,
 };
 
 /// What the server tells the client about itself at initialization.
@@ -56,7 +58,9 @@ a URL or invent an id. Back claims with `quote` (verbatim text checked against t
 text). Before delivering a draft, give its file to `render` as `replace_in` (the Sources \
 block is written into it, listing the ids it cites; for a draft you hold as text, pass it \
 as `draft` and append the block), then run `verify` and fix every FAIL line until it ends \
-with `citations OK`. Use `list` with `query` to find an earlier source's id, and `show` for \
+with `citations OK`. Write each citation right after the sentence's punctuation \
+(`…water.[1]`), never glued to a word. Use `export` for a bibliography file (csl-json, \
+biblatex, ris). Use `list` with `query` to find an earlier source's id, and `show` for \
 its quotes and history. Ids never change or get reused.";
 
 const ADD: &str = "\
@@ -106,23 +110,36 @@ path as `replace_in`: the block is written into the file in place of its old Sou
 block (or appended), listing the ids the draft cites, so you never paste a block by \
 hand; running it again changes nothing. Otherwise pass the draft text as `draft` (or a \
 path as `cited_in`) so the block lists only the ids the draft cites; `only` selects ids \
-like \"1,3,5-7\". Styles: markdown (default), plain, footnotes, bibtex, evidence (each \
-source with its quotes). Returns the block (or `Sources block rewritten in PATH`); \
-structured: {style, ids, block, rewritten}. Nothing selected is refused (isError: no \
-sources to render), and so is a draft whose block cannot be placed (the file is left as \
-it was).";
+like \"1,3,5-7\" (or [1, 3]). Styles: markdown (default), plain, footnotes, bibtex, \
+evidence (each source with its quotes). Returns the block (or `Sources block rewritten \
+in PATH`); structured: {style, ids, block, rewritten}. An id the draft cites or `only` \
+names that the ledger lacks is refused (isError, naming it: remove it or register the \
+page with `add`), as is nothing selected (no sources to render) and a draft whose block \
+cannot be placed (the file is left as it was).";
 
 const VERIFY: &str = "\
 Check a draft's citations against the ledger before delivering it: every [N] must be a \
 registered id, the Sources block at the end must list each cited id with the ledger's \
 URL, no other line may show an id with a URL the ledger does not give it, and \
 optionally sentences must declare provenance (min_coverage) and cited sources carry \
-quotes (evidence). Malformed markers and URLs not in the ledger are warnings. Pass the \
+quotes (evidence). A citation glued to a word (`carmakers[7].`) counts, with a warning \
+to write `carmakers.[7]`. Malformed markers and URLs not in the ledger are warnings; \
+`strict` fails on every warning about the draft; registered sources the draft does not \
+cite are information. Pass the \
 draft text as `draft`, or a file path as `path`. Returns the report lines \
 (info/warn/FAIL, with draft line numbers, each FAIL saying what to run) ending with \
 `citations OK` or `verification failed`; structured: the JSON report (exit_code 0 = \
 passed). A failed verification is a normal result, not a tool error: fix each FAIL line \
 and verify again.";
+
+const EXPORT: &str = "\
+Export sources for other tools: csl-json (pandoc --citeproc, Zotero), biblatex, ris \
+(Zotero, EndNote, Mendeley), hermes-json (a sources.py ledger), or jsonl (the whole \
+hash-chained log). Pass the draft text as `cited_in` (or its file as `cited_in_file`) to \
+export only the sources it cites, and/or `only` (\"1,3,5-7\"). Keys are source<N>, so \
+[@source3] cites ledger id 3 in pandoc. Returns the exported text; structured: {format, \
+count, ids, text}. An id the ledger lacks is refused (isError), naming it; so is a draft \
+that cites no source.";
 
 /// The MCP server for one ledger.
 #[derive(Clone)]
@@ -282,6 +299,15 @@ impl Server {
     )]
     async fn verify(&self, Parameters(p): Parameters<VerifyParams>) -> CallToolResult {
         self.call("verify", move |l, _| tools::verify(l, p)).await
+    }
+
+    #[tool(
+        name = "export",
+        description = EXPORT,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn export(&self, Parameters(p): Parameters<ExportParams>) -> CallToolResult {
+        self.call("export", move |l, _| tools::export(l, p)).await
     }
 }
 

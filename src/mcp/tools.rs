@@ -20,10 +20,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::app::export as app_export;
 use crate::app::input::text_or_file;
 use crate::app::{Failure, Reading, report};
 use crate::draft::CitedEvidence;
 use crate::draft::{self, VerifyOptions};
+use crate::interop::Format;
 use crate::ledger::{
     AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route,
 };
@@ -70,6 +72,7 @@ pub fn output_schema(tool: &str) -> Option<Arc<JsonObject>> {
         "reset" => schema::output::<ResetOutput>(),
         "render" => schema::output::<RenderOutput>(),
         "verify" => schema::output::<VerifyOutput>(),
+        "export" => schema::output::<ExportOutput>(),
         _ => return None,
     })
 }
@@ -567,4 +570,92 @@ pub struct VerifyOutput {
     /// With `evidence`: each cited source's quotes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Vec<CitedEvidence>>,
+}
+
+/// Parameters of `export`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportParams {
+    /// csl-json (pandoc --citeproc, Zotero), biblatex, ris (Zotero, EndNote), hermes-json
+    /// (a sources.py ledger), or jsonl (the whole hash-chained log).
+    pub format: Format,
+    /// Draft text: export only the sources its prose cites (intersected with `only`).
+    pub cited_in: Option<String>,
+    /// Path of a draft file, instead of `cited_in`: export only the sources it cites.
+    pub cited_in_file: Option<PathBuf>,
+    /// Ids to export, e.g. "1,3,5-7" or [1, 3].
+    #[serde(default, deserialize_with = "lenient::ids_opt")]
+    #[schemars(schema_with = "lenient::ids_schema")]
+    pub only: Option<String>,
+    /// Export this epoch instead of the current one (not for jsonl).
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::id_schema")]
+    pub epoch: Option<u64>,
+}
+
+pub fn export(ledger: &Ledger, p: ExportParams) -> Outcome {
+    let narrowing = [
+        (p.epoch.is_some(), "epoch"),
+        (p.only.is_some(), "only"),
+        (
+            p.cited_in.is_some() || p.cited_in_file.is_some(),
+            "cited_in",
+        ),
+    ]
+    .into_iter()
+    .find_map(|(given, name)| given.then_some(name));
+    app_export::check_whole_log(p.format, narrowing)?;
+    let only = p
+        .only
+        .as_deref()
+        .map(IdSet::parse)
+        .transpose()
+        .map_err(|e| Failure::usage(format!("only: {e}")))?;
+    let draft_text = text_or_file(
+        p.cited_in,
+        p.cited_in_file,
+        "give the draft as text (cited_in) or as a file path (cited_in_file), not both",
+        Reading::Text,
+    )?;
+    let cited = draft_text.as_deref().map(draft::cited_ids);
+    let view = ledger.view(p.epoch)?;
+    let picked = app_export::selection(
+        &view,
+        only.as_ref().map(|o| (o, "only")),
+        cited.as_ref(),
+        draft::Advice::Tools,
+        &ledger.location().to_string(),
+    )?;
+    let mut out: Vec<u8> = Vec::new();
+    let count = app_export::write(&view, p.format, picked.as_deref(), &mut out)?;
+    let text = String::from_utf8(out)
+        .map_err(|e| Failure::internal(format!("the export is not UTF-8: {e}")))?;
+    let ids = picked.map(|ranges| {
+        ranges
+            .iter()
+            .flat_map(|&(lo, hi)| lo..=hi)
+            .collect::<Vec<u64>>()
+    });
+    done(
+        text.clone(),
+        &ExportOutput {
+            format: p.format,
+            count,
+            ids,
+            text,
+        },
+    )
+}
+
+/// What `export` answers.
+#[derive(Serialize, JsonSchema)]
+pub struct ExportOutput {
+    pub format: Format,
+    /// How many sources (for jsonl, records of the log) were written.
+    pub count: u64,
+    /// The ids selected, in order (left out when every source was exported).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ids: Option<Vec<u64>>,
+    /// The export itself, as `cite export` writes it.
+    pub text: String,
 }

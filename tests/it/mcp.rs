@@ -186,7 +186,7 @@ impl Server {
     }
 
     /// A call that must be refused as a tool error; returns its text.
-    fn refused(&mut self, tool: &str, args: Value) -> String {
+    pub(crate) fn refused(&mut self, tool: &str, args: Value) -> String {
         let result = self.call(tool, args.clone());
         assert_eq!(
             result["isError"],
@@ -248,7 +248,7 @@ fn protocol_end_to_end_every_tool() {
             .is_some_and(|i| i.contains("verify"))
     );
 
-    // tools/list: the eight tools, each with a description and object input and output
+    // tools/list: the nine tools, each with a description and object input and output
     // schemas.
     let listed = srv.request("tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().expect("tools").clone();
@@ -257,7 +257,7 @@ fn protocol_end_to_end_every_tool() {
     assert_eq!(
         names,
         [
-            "add", "ingest", "list", "quote", "render", "reset", "show", "verify"
+            "add", "export", "ingest", "list", "quote", "render", "reset", "show", "verify"
         ]
     );
     for t in &tools {
@@ -972,11 +972,11 @@ fn issue11_real_client_and_strict_schema_validator() {
     assert_eq!(
         summary["tools"],
         json!([
-            "add", "ingest", "list", "quote", "render", "reset", "show", "verify"
+            "add", "export", "ingest", "list", "quote", "render", "reset", "show", "verify"
         ])
     );
     for tool in [
-        "add", "ingest", "list", "quote", "render", "reset", "show", "verify",
+        "add", "export", "ingest", "list", "quote", "render", "reset", "show", "verify",
     ] {
         assert!(
             summary["called"][tool].as_u64() > Some(0),

@@ -788,7 +788,7 @@ fn the_python_mcp_sdk_over_stdio_and_http() {
     assert_eq!(
         over_stdio["tools"],
         json!([
-            "add", "ingest", "list", "quote", "render", "reset", "show", "verify"
+            "add", "export", "ingest", "list", "quote", "render", "reset", "show", "verify"
         ])
     );
     assert_eq!(

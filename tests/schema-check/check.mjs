@@ -71,7 +71,7 @@ for (const t of tools) {
   input[t.name] = compile(t.name, "inputSchema", t.inputSchema);
   output[t.name] = compile(t.name, "outputSchema", t.outputSchema);
 }
-const expected = ["add", "ingest", "list", "quote", "render", "reset", "show", "verify"];
+const expected = ["add", "export", "ingest", "list", "quote", "render", "reset", "show", "verify"];
 const names = tools.map((t) => t.name).sort();
 if (JSON.stringify(names) !== JSON.stringify(expected)) {
   fail(`tools/list gives ${names}, expected ${expected}`);
@@ -106,6 +106,15 @@ async function refused(name, args) {
   if (!result.isError) fail(`${name} ${JSON.stringify(args)}: the server accepted it`);
 }
 
+/// Arguments the inputSchema accepts that the server refuses as a tool error (an id the
+/// ledger lacks, a selection jsonl cannot take).
+async function toolError(name, args) {
+  const bad = input[name](args);
+  if (bad) fail(`${name} ${JSON.stringify(args)}: arguments do not fit the inputSchema: ${bad}`);
+  const result = await client.callTool({ name, arguments: args });
+  if (!result.isError) fail(`${name} ${JSON.stringify(args)}: the server accepted it`);
+}
+
 const page = "Intro.\n\nThe ledger hands out small integer ids at retrieval time.\nEnd.";
 await call("add", { urls: ["https://example.com/a", "https://example.com/b"] });
 await call("add", {
@@ -130,6 +139,10 @@ if (second.structuredContent.sources.length !== 2) fail("the second page does no
 await call("list", { query: "EXAMPLE.ORG", via: "rss" });
 await call("show", { id: 1 });
 await call("show", { id: 3 });
+// Issue 18: ids as models often send them, as digit strings; lists as arrays.
+await call("show", { id: "3" });
+await call("quote", { id: "1", text: "small integer ids at retrieval", evidence: page });
+await call("add", { urls: "https://example.com/d" });
 
 const draft = "The ledger assigns ids when a page is fetched [3].\nIds never change [1].\n";
 const draftFile = join(dir, "draft.md");
@@ -147,6 +160,14 @@ if (verified.structuredContent.exit_code !== 0 || verified.structuredContent.evi
 }
 await call("verify", { draft: "A claim with no source registered [9].\n", strict: true });
 await call("verify", { path: draftFile });
+await call("render", { only: [1, "3"] });
+await call("export", { format: "csl-json" });
+await call("export", { format: "ris", cited_in: draft });
+await call("export", { format: "biblatex", only: "1,3", epoch: "1" });
+await call("export", { format: "jsonl" });
+await toolError("export", { format: "ris", only: "99" });
+await toolError("export", { format: "jsonl", only: "1" });
+await toolError("render", { only: [99] });
 await call("reset", {});
 await call("list", {});
 await call("list", { epoch: 1, limit: 1 });
