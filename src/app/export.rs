@@ -15,7 +15,6 @@ use super::{Failure, report};
 use crate::draft::Advice;
 use crate::interop::{self, Format};
 use crate::ledger::{SourceEntry, View};
-use crate::render::sources::IdSet;
 
 /// What `export` says when a selection takes no source.
 pub const NOTHING_TO_EXPORT: &str = "no sources to export";
@@ -42,7 +41,7 @@ fn whole_log_only(name: &str) -> Failure {
 /// cites none) is a failure, so that nothing is written.
 pub fn selection(
     view: &View,
-    only: Option<(&IdSet, &str)>,
+    only: Option<&report::Only>,
     cited: Option<&BTreeSet<u64>>,
     advice: Advice,
     ledger: &str,

@@ -20,17 +20,41 @@ pub fn nothing_to_render() -> super::Failure {
     super::Failure::failed(NOTHING_TO_RENDER).without_prefix()
 }
 
+/// An id list a caller gave (`--only`, `only`), with the name the caller knows it by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Only {
+    pub ids: IdSet,
+    /// How the caller spells the flag or argument, for messages.
+    pub name: &'static str,
+}
+
+impl Only {
+    /// Parses `spec` (`1,3,5-7`), if given; a list that is not one is the caller's
+    /// mistake, named by `name`.
+    pub fn parse(
+        spec: Option<&str>,
+        name: &'static str,
+    ) -> std::result::Result<Option<Only>, Failure> {
+        spec.map(|spec| {
+            IdSet::parse(spec)
+                .map(|ids| Only { ids, name })
+                .map_err(|e| Failure::usage(format!("{name}: {e}")))
+        })
+        .transpose()
+    }
+}
+
 /// The ids a Sources block or an export takes, checked against the ledger: those a
 /// draft cites (`cited`, the ids of [`draft::cited_ids`]), narrowed by `only`; else
 /// those of `only`; else every id (`None`).
 ///
 /// No id is dropped silently (issue 18): an id `only` names, or a cited one it keeps,
-/// that the ledger lacks is a failure naming it, worded for `advice` (`only` is how
-/// the caller spells the flag; `ledger` where the ledger is). In the chat path (`render --only`, `render --cited-in
-/// -`) that is the only check an id gets before the reader sees it.
+/// that the ledger lacks is a failure naming it, worded for `advice` (`ledger`: where
+/// the ledger is). In the chat path (`render --only`, `render --cited-in -`) that is
+/// the only check an id gets before the reader sees it.
 pub fn selection(
     view: &View,
-    only: Option<(&IdSet, &str)>,
+    only: Option<&Only>,
     cited: Option<&BTreeSet<u64>>,
     advice: Advice,
     ledger: &str,
@@ -40,12 +64,12 @@ pub fn selection(
         let i = have.partition_point(|&(_, hi)| hi < id);
         have.get(i).is_some_and(|&(lo, _)| lo <= id)
     };
-    let only_ranges = only.map(|(o, _)| o.ranges());
+    let only_ranges = only.map(|o| o.ids.ranges());
     let picked: Option<Vec<(u64, u64)>> = match (cited, &only_ranges) {
         (Some(cited), _) => Some(
             cited
                 .iter()
-                .filter(|&&id| only.is_none_or(|(o, _)| o.contains(id)))
+                .filter(|&&id| only.is_none_or(|o| o.ids.contains(id)))
                 .map(|&id| (id, id))
                 .collect(),
         ),
@@ -70,7 +94,7 @@ pub fn selection(
             hints.push(format!("remove those citations, or {}", advice.register()));
         }
     }
-    if let (Some(ranges), Some((_, name))) = (&only_ranges, only) {
+    if let (Some(ranges), Some(Only { name, .. })) = (&only_ranges, only) {
         let lacking = without(ranges, &have);
         if !lacking.is_empty() {
             problems.push(format!(

@@ -7,9 +7,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::app::export;
+use crate::app::report;
 use crate::draft::{self, Advice};
 use crate::interop::Format;
-use crate::render::sources::IdSet;
 
 use super::{CliError, Env, read_input};
 
@@ -47,12 +47,7 @@ impl Args {
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     export::check_whole_log(args.format, args.narrowing())?;
-    let only = args
-        .only
-        .as_deref()
-        .map(IdSet::parse)
-        .transpose()
-        .map_err(|e| CliError::usage(format!("--only: {e}")))?;
+    let only = report::Only::parse(args.only.as_deref(), "--only")?;
     // `-o -` is stdout; a file that is the ledger itself is never replaced.
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     if let Some(path) = output
@@ -74,7 +69,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let view = env.ledger.view(args.epoch)?;
     let picked = export::selection(
         &view,
-        only.as_ref().map(|o| (o, "--only")),
+        only.as_ref(),
         cited.as_ref(),
         Advice::Shell,
         &env.ledger.location().to_string(),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::app::report;
 use crate::draft::{self, Advice};
-use crate::render::sources::{IdSet, Style};
+use crate::render::sources::Style;
 use crate::rewrite::DraftRewrite;
 use crate::text::shell_word;
 
@@ -30,12 +30,7 @@ pub struct Args {
 }
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
-    let only = args
-        .only
-        .as_deref()
-        .map(IdSet::parse)
-        .transpose()
-        .map_err(|e| CliError::usage(format!("--only: {e}")))?;
+    let only = report::Only::parse(args.only.as_deref(), "--only")?;
     let rewrite = match &args.replace_in {
         Some(path) => {
             let rerun = format!(
@@ -57,10 +52,9 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let cited = draft_text.map(draft::cited_ids);
 
     let view = env.ledger.view(args.epoch)?;
-    let only = only.as_ref().map(|o| (o, "--only"));
     let picked = report::selection(
         &view,
-        only,
+        only.as_ref(),
         cited.as_ref(),
         Advice::Shell,
         &env.ledger.location().to_string(),

@@ -29,7 +29,7 @@ use crate::interop::Format;
 use crate::ledger::{
     AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route,
 };
-use crate::render::{self, sources::IdSet, sources::Style};
+use crate::render::{self, sources::Style};
 use crate::rewrite::DraftRewrite;
 
 use super::{lenient, schema};
@@ -387,12 +387,7 @@ pub struct RenderParams {
 const ONE_WAY: &str = "give the draft one way: as text (draft), as a file path (cited_in), or as a file to rewrite (replace_in)";
 
 pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
-    let only = p
-        .only
-        .as_deref()
-        .map(IdSet::parse)
-        .transpose()
-        .map_err(|e| Failure::usage(format!("only: {e}")))?;
+    let only = report::Only::parse(p.only.as_deref(), "only")?;
     let given = [
         p.draft.is_some(),
         p.cited_in.is_some(),
@@ -418,10 +413,9 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
         .map(draft::cited_ids);
     let style = p.style.unwrap_or(Style::Markdown);
     let view = ledger.view(p.epoch)?;
-    let only = only.as_ref().map(|o| (o, "only"));
     let picked = report::selection(
         &view,
-        only,
+        only.as_ref(),
         cited.as_ref(),
         draft::Advice::Tools,
         &ledger.location().to_string(),
@@ -605,12 +599,7 @@ pub fn export(ledger: &Ledger, p: ExportParams) -> Outcome {
     .into_iter()
     .find_map(|(given, name)| given.then_some(name));
     app_export::check_whole_log(p.format, narrowing)?;
-    let only = p
-        .only
-        .as_deref()
-        .map(IdSet::parse)
-        .transpose()
-        .map_err(|e| Failure::usage(format!("only: {e}")))?;
+    let only = report::Only::parse(p.only.as_deref(), "only")?;
     let draft_text = text_or_file(
         p.cited_in,
         p.cited_in_file,
@@ -621,7 +610,7 @@ pub fn export(ledger: &Ledger, p: ExportParams) -> Outcome {
     let view = ledger.view(p.epoch)?;
     let picked = app_export::selection(
         &view,
-        only.as_ref().map(|o| (o, "only")),
+        only.as_ref(),
         cited.as_ref(),
         draft::Advice::Tools,
         &ledger.location().to_string(),

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use predicates::prelude::*;
 
-use crate::util::Sandbox;
+use crate::util::{Sandbox, titled_ledger as many};
 
 const STYLES: [&str; 5] = ["markdown", "plain", "footnotes", "bibtex", "evidence"];
 
@@ -32,20 +32,6 @@ fn three() -> Sandbox {
         "--accessed",
         "2024-03-05",
     ]);
-    sb
-}
-
-/// A ledger of `n` sources `https://sN.example/` titled `Title N`.
-fn many(n: u64) -> Sandbox {
-    let sb = Sandbox::new();
-    for i in 1..=n {
-        sb.ok(&[
-            "add",
-            &format!("https://s{i}.example/p"),
-            "--title",
-            &format!("Title {i}"),
-        ]);
-    }
     sb
 }
 

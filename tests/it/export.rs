@@ -538,6 +538,21 @@ fn run_pandoc(pandoc: &str, dir: &Path, bibliography: &str) -> String {
         .join(" ")
 }
 
+/// `doc` (citing `[@sourceN]`) rendered by pandoc `--citeproc` with the ledger's CSL-JSON
+/// export as its bibliography: the plain text, words single-spaced.
+fn pandoc_on_export(pandoc: &str, sb: &Sandbox, doc: &str) -> String {
+    sb.file("doc.md", doc);
+    let bib = sb.path().join("export.json");
+    sb.ok(&[
+        "export",
+        "--format",
+        "csl-json",
+        "-o",
+        bib.to_str().unwrap(),
+    ]);
+    run_pandoc(pandoc, sb.path(), "export.json")
+}
+
 #[test]
 fn pandoc_citeproc_renders_the_csl_json_export() {
     let Some(pandoc) = pandoc() else {
@@ -563,19 +578,11 @@ fn pandoc_citeproc_renders_the_csl_json_export() {
         "web",
     ]);
     sb.ok(&["add", "https://untitled.example/page"]);
-    sb.file(
-        "doc.md",
+    let text = pandoc_on_export(
+        pandoc,
+        &sb,
         "Ice floats on water [@source1]. Arrays live in NumPy [@source2]. See also [@source3].\n",
     );
-    let bib = sb.path().join("export.json");
-    sb.ok(&[
-        "export",
-        "--format",
-        "csl-json",
-        "-o",
-        bib.to_str().unwrap(),
-    ]);
-    let text = run_pandoc(pandoc, sb.path(), "export.json");
     let lower = text.to_lowercase();
     // Styles may re-case titles; the words and the URLs are what must be there.
     for want in [
@@ -917,19 +924,11 @@ fn issue18_pandoc_citeproc_prints_the_doi_of_a_doi_source() {
     };
     let sb = Sandbox::new();
     identified(&sb);
-    sb.file(
-        "doc.md",
+    let text = pandoc_on_export(
+        pandoc,
+        &sb,
         "Handbook [@source1]. SICI [@source2]. Preprint [@source3].\n",
     );
-    let bib = sb.path().join("export.json");
-    sb.ok(&[
-        "export",
-        "--format",
-        "csl-json",
-        "-o",
-        bib.to_str().unwrap(),
-    ]);
-    let text = run_pandoc(pandoc, sb.path(), "export.json");
     // pandoc's default style prints a DOI as its doi.org link in place of the URL: the
     // DOI decoded from the source's dx.doi.org URL shows it was read from `DOI`.
     for want in [
@@ -969,21 +968,6 @@ fn pdflatex_and_biber() -> Option<()> {
     None
 }
 
-/// Runs `program args` in `dir` and asserts that it succeeded.
-fn run_in(dir: &Path, program: &str, args: &[&str]) {
-    let out = Process::new(program)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("run {program}: {e}"));
-    assert!(
-        out.status.success(),
-        "{program} {args:?} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn issue18_biber_keeps_doi_and_eprint_in_the_bbl() {
     let Some(()) = pdflatex_and_biber() else {
@@ -1005,8 +989,8 @@ fn issue18_biber_keeps_doi_and_eprint_in_the_bbl() {
          \\addbibresource{export.bib}\n\\begin{document}\n\\nocite{*}\n\\printbibliography\n\\end{document}\n",
     );
     let latex = ["-interaction=nonstopmode", "-halt-on-error", "doc.tex"];
-    run_in(sb.path(), "pdflatex", &latex);
-    run_in(sb.path(), "biber", &["doc"]);
+    crate::util::run_tool(sb.path(), "pdflatex", &latex);
+    crate::util::run_tool(sb.path(), "biber", &["doc"]);
     let bbl = std::fs::read_to_string(sb.path().join("doc.bbl")).unwrap();
     for want in [
         "\\verb{doi}\n      \\verb 10.1000/182\n".to_string(),
@@ -1021,7 +1005,7 @@ fn issue18_biber_keeps_doi_and_eprint_in_the_bbl() {
         );
     }
     // And the document typesets with them.
-    run_in(sb.path(), "pdflatex", &latex);
+    crate::util::run_tool(sb.path(), "pdflatex", &latex);
 }
 
 /// A Python that imports rispy: `$CITE_READERS_PYTHON`, else `python3`; `None` (the test

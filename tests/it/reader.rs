@@ -10,21 +10,7 @@ use std::process::{Command as Process, Stdio};
 use serde_json::{Value, json};
 
 use crate::mcp::Server;
-use crate::util::{Sandbox, runs, skip_unless_required};
-
-/// A ledger of `n` titled sources, `https://sN.example/p`.
-fn ledger(n: u64) -> Sandbox {
-    let sb = Sandbox::new();
-    for i in 1..=n {
-        sb.ok(&[
-            "add",
-            &format!("https://s{i}.example/p"),
-            "--title",
-            &format!("Title {i}"),
-        ]);
-    }
-    sb
-}
+use crate::util::{Sandbox, runs, skip_unless_required, titled_ledger as ledger};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

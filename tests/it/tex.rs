@@ -36,7 +36,6 @@
 //! sets after installing them): there a missing tool fails them.
 
 use std::path::Path;
-use std::process::Command as Process;
 
 use serde_json::Value;
 
@@ -149,40 +148,15 @@ fn corpus(sb: &Sandbox) -> Vec<(String, String)> {
     sources
 }
 
-/// Runs `program args` in `dir`; on failure, panics with the tail of its output.
-fn run(dir: &Path, program: &str, args: &[&str]) {
-    let out = Process::new(program)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("run {program}: {e}"));
-    if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stdout);
-        let tail: String = text
-            .chars()
-            .rev()
-            .take(3000)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        panic!(
-            "{program} {args:?} failed ({}):\n{tail}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-}
-
 /// Typesets `doc.tex` in `dir` with `engine`, `bib` between two runs, and returns the
 /// PDF's text.
 fn typeset(dir: &Path, engine: &str, bib: &str) -> String {
     let tex = ["-interaction=nonstopmode", "-halt-on-error", "doc.tex"];
-    run(dir, engine, &tex);
-    run(dir, bib, &["doc"]);
-    run(dir, engine, &tex);
-    run(dir, engine, &tex);
-    run(
+    crate::util::run_tool(dir, engine, &tex);
+    crate::util::run_tool(dir, bib, &["doc"]);
+    crate::util::run_tool(dir, engine, &tex);
+    crate::util::run_tool(dir, engine, &tex);
+    crate::util::run_tool(
         dir,
         "pdftotext",
         &["-raw", "-enc", "UTF-8", "doc.pdf", "doc.txt"],

@@ -303,3 +303,42 @@ pub fn postgres_db(test: &str) -> Option<PgDb> {
         name,
     })
 }
+
+/// Runs `program args` in `dir`; on failure, panics with the tail of its output.
+pub fn run_tool(dir: &Path, program: &str, args: &[&str]) {
+    let out = std::process::Command::new(program)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stdout);
+        let tail: String = text
+            .chars()
+            .rev()
+            .take(3000)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        panic!(
+            "{program} {args:?} failed ({}):\n{tail}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// A ledger of `n` sources `https://sN.example/p` titled `Title N`.
+pub fn titled_ledger(n: u64) -> Sandbox {
+    let sb = Sandbox::new();
+    for i in 1..=n {
+        sb.ok(&[
+            "add",
+            &format!("https://s{i}.example/p"),
+            "--title",
+            &format!("Title {i}"),
+        ]);
+    }
+    sb
+}
