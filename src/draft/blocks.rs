@@ -65,7 +65,7 @@ pub(crate) fn tail(draft: &str) -> Tail<'_> {
     let mut ok = true;
     let mut next_ok = (n, draft.len());
     let mut run_end = n;
-    // The first index `k >= i + 1` of a line that lists a source.
+    // The first index `k >= i + 1` of an `[N] URL` entry line.
     let mut next_entry = n;
     let mut close: Option<bool> = None;
     for (i, (offset, text)) in (0..n).rev().zip(layout::lines_backwards(draft)) {
@@ -82,7 +82,9 @@ pub(crate) fn tail(draft: &str) -> Tail<'_> {
             Shape::BibOpen => close == Some(true),
             _ => false,
         };
-        if matches!(shape, Shape::Entry | Shape::Footnote | Shape::BibOpen) {
+        // Only `[N] URL` lines: footnote definitions and BibTeX entries come without a
+        // header of their own, so a "Notes" heading over them stays the author's.
+        if shape == Shape::Entry {
             next_entry = i;
         }
         if !matches!(
@@ -353,17 +355,38 @@ pub(crate) fn sources_heading(text: &str) -> Option<Heading> {
     }
     // Words as written, one space between: `Works  cited` is `works cited`, while
     // `Sources :` (a space before the colon) is no heading, as in `sources.py`.
-    if name.len() > 40 || name.ends_with(char::is_whitespace) || name.is_empty() {
-        return None;
+    let named = name.len() <= 40
+        && !name.ends_with(char::is_whitespace)
+        && OTHER_HEADINGS.contains(
+            &name
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+                .as_str(),
+        );
+    // What a writer calls the list varies ("Sources and further reading", "Key
+    // links"): any Markdown heading, or a line that is all bold, is one too when a list
+    // of entries follows it.
+    (named || is_heading_line(text)).then_some(Heading::Other)
+}
+
+/// A Markdown heading (`## Text`) or a line that is one bold run (`**Text**`,
+/// `**Text:**`, `**Text**:`).
+fn is_heading_line(text: &str) -> bool {
+    let t = text.trim();
+    let hashes = t.bytes().take_while(|&b| b == b'#').count();
+    if (1..=6).contains(&hashes) {
+        let rest = &t[hashes..];
+        return rest.starts_with([' ', '\t']) && !rest.trim().is_empty();
     }
-    let folded: String = name
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
-    OTHER_HEADINGS
-        .contains(&folded.as_str())
-        .then_some(Heading::Other)
+    let Some(inner) = t.strip_prefix("**") else {
+        return false;
+    };
+    let inner = [":**", "**:", "**"]
+        .iter()
+        .find_map(|end| inner.strip_suffix(end));
+    inner.is_some_and(|i| !i.trim().is_empty() && !i.contains("**"))
 }
 
 /// A `Sources` heading ([`Heading::Sources`]).
@@ -620,12 +643,24 @@ mod tests {
             assert_eq!(sources_heading(yes), Some(Heading::Other), "{yes}");
         }
         for no in [
-            "## Further notes",
-            "## References :",
+            "References :",
             "References used",
             "- References",
+            "Sources and more:",
+            "**Note:** see [1]",
+            "#hashtag",
+            "##",
         ] {
             assert_eq!(sources_heading(no), None, "{no}");
+        }
+        // Any heading, or a line all bold, over a list of entries is one too.
+        for other in [
+            "## Further notes",
+            "## Sources and further reading",
+            "**Key links:**",
+            "### Links & data",
+        ] {
+            assert_eq!(sources_heading(other), Some(Heading::Other), "{other}");
         }
         assert_eq!(sources_heading("## Sources"), Some(Heading::Sources));
     }
@@ -644,6 +679,8 @@ mod tests {
             Some(3)
         );
         assert_eq!(start_line("p\n## Notes\nA remark of mine.\n"), None);
+        // Footnotes and BibTeX come without a header: one above them stays the author's.
+        assert_eq!(start_line("p\n## Notes\n\n[^1]: https://a.org\n"), Some(3));
     }
 
     #[test]

@@ -27,6 +27,12 @@ pub(crate) fn line_entry(text: &str) -> Option<(u64, &str)> {
     blocks::entry(t)
 }
 
+/// The `[N] URL` (or `[N]: URL`) entry a whole line shows, behind a blockquote or list
+/// marker too: not a footnote definition.
+pub(crate) fn entry_line(text: &str) -> Option<(u64, &str)> {
+    blocks::entry(strip_prefixes(text))
+}
+
 /// `text` without leading blockquote markers, list markers and whitespace.
 fn strip_prefixes(text: &str) -> &str {
     let mut t = text.trim_start();

@@ -355,9 +355,11 @@ impl Headers {
     }
 }
 
-/// Whether the first line after `line` that is not blank lists a source (`[N] URL`,
-/// `- [N] URL`, `[^N]: URL`, `[N]: URL`, `@misc{sourceN,`): what makes a heading by
-/// another name (References, Notes, …) a Sources section.
+/// Whether the first line after `line` that is not blank is an entry (`[N] URL`,
+/// `[N]: URL`, behind a list marker or `>` too): what makes a heading by another name
+/// (References, Notes, …) a Sources section. Footnote definitions and BibTeX entries
+/// come with no header of their own, so a "Notes" heading over them is the author's,
+/// as the tail finder reads it too.
 fn lists_sources_next(draft: &str, line: &layout::Line<'_>) -> bool {
     let after = line.start + line.text.len();
     draft[after..]
@@ -365,7 +367,7 @@ fn lists_sources_next(draft: &str, line: &layout::Line<'_>) -> bool {
         .skip(1)
         .map(layout::text_of)
         .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| listing::line_entry(l).is_some() || blocks::bib_open(l).is_some())
+        .is_some_and(|l| listing::entry_line(l).is_some())
 }
 
 /// The BibTeX entry `line` opens, if it opens one, with the number of its last line:

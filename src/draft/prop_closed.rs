@@ -455,12 +455,12 @@ fn check(parts: Vec<Part>, block: bool) -> Result<(), TestCaseError> {
             continue;
         }
         // No [N] the reader sees in the prose without its source (issue 18).
+        let shown = all_shown(&d.text);
         for id in &d.cited {
             let url = Small.url(*id);
-            let listed = d.text.lines().any(|l| {
-                url.as_ref()
-                    .is_some_and(|u| l.starts_with(&format!("[{id}] {u}")))
-            });
+            let listed = shown
+                .iter()
+                .any(|(i, u)| *i == id.to_string() && Some(norm(u)) == url);
             prop_assert!(
                 listed,
                 "[{}] is cited but not listed, and passed\n{}",
@@ -468,7 +468,7 @@ fn check(parts: Vec<Part>, block: bool) -> Result<(), TestCaseError> {
                 d.text
             );
         }
-        for (id, url) in all_shown(&d.text) {
+        for (id, url) in shown {
             let ledger = id.parse().ok().and_then(|id| Small.url(id));
             let shown = norm(&url);
             prop_assert_eq!(

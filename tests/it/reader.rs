@@ -127,6 +127,9 @@ fn a_list_of_sources_under_another_heading_is_the_sources_block() {
         "## Quellen",
         "## Références",
         "## 参考文献",
+        // Any heading, or a bold line, over a list of entries.
+        "## Sources and further reading",
+        "**Key links:**",
     ] {
         // A hand-written list at the end with the ledger's URLs: the block, replaced.
         let text = format!(
