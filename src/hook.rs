@@ -35,9 +35,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::ledger::Source;
-use crate::ledger::ingest::{self, Found, Skipped};
-use crate::ledger::url;
+use cite_ledger::Source;
+use cite_ledger::ingest::{self, Found, Skipped};
+use cite_ledger::url;
 
 /// What a hook payload asks of the ledger.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -313,7 +313,7 @@ mod tests {
         assert_eq!(route_of("_x"), "t_x");
         assert_eq!(route_of(&"a".repeat(100)).len(), 64);
         for t in ["WebFetch", "mcp:odd tool", "_x", "ß/é"] {
-            assert!(crate::ledger::check_route(&route_of(t)).is_ok(), "{t}");
+            assert!(cite_ledger::check_route(&route_of(t)).is_ok(), "{t}");
         }
     }
 

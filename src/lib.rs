@@ -1,30 +1,14 @@
-//! `cite`: a citation ledger for grounded answers and reports.
+//! `cite`: a citation ledger for grounded answers and reports — the command.
 //!
 //! Every source URL is registered at retrieval time and handed a small integer id that
-//! never changes; the writer cites `[3]`, and the ledger owns the URL. The ledger is an
-//! embedded redb database holding an append-only, hash-chained event log and the tables
-//! materialized from it, shared safely by several processes.
-//!
-//! Layers, with data flowing one way: [`cli`] (arguments, output, exit codes) and
-//! [`mcp`] (the same operations as MCP tools, worded as the CLI words them) →
-//! [`ledger`] (operations) → [`store`] (tables, events, locking). [`render`] formats
-//! domain values as text and knows nothing of the store; [`interop`] does the same for
-//! the formats `export` writes (CSL-JSON, BibLaTeX, RIS, `sources.py`, the log as JSONL).
-//! [`hook`] reads the payloads agents hand their hooks (pure, like [`draft`]).
+//! never changes; the writer cites `[3]`, and the ledger owns the URL. This crate holds
+//! the front ends, with data flowing one way: [`cli`] (arguments, output, exit codes),
+//! [`mcp`] (the same operations as MCP tools) and [`hook`] (the payloads agents hand
+//! their hooks) → [`cite_ledger`] (operations and the application layer) →
+//! [`cite_store`](../cite_store/index.html) (the log, tables, locking). Draft analysis,
+//! quote matching, rendering and the export formats are [`cite_core`], which knows
+//! nothing of the store. ARCHITECTURE.md maps the crates.
 
-pub mod app;
 pub mod cli;
-pub mod draft;
-pub mod evidence;
 pub mod hook;
-pub mod input;
-pub mod interop;
-pub mod ledger;
 pub mod mcp;
-pub mod render;
-pub mod rewrite;
-pub mod store;
-pub mod tex;
-pub mod text;
-
-pub use ledger::{AddRequest, Context, Error, Ledger, Source};

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeSet;
 
-use cite::draft::{self, LedgerFacts, VerifyOptions};
-use cite::ledger::url::canonicalize;
+use cite_core::draft::{self, LedgerFacts, VerifyOptions};
+use cite_core::url::canonicalize;
 use libfuzzer_sys::fuzz_target;
 
 /// Ids 1–3, the odd ones quoted, and 4–6 in an earlier epoch: enough for every finding
@@ -69,6 +69,14 @@ fuzz_target!(|text: &str| {
             // Named in the commands findings say to run, shell-quoted.
             draft: Some("my draft's.md".into()),
             ledger: Some("ledger dir/l.redb".into()),
+            advice: draft::Advice::Shell,
+        },
+        // As an MCP client gets it: tools for commands, the draft given as text.
+        VerifyOptions {
+            strict: true,
+            evidence: true,
+            advice: draft::Advice::Tools,
+            ..VerifyOptions::default()
         },
     ] {
         let report = draft::verify_summary(&summary, &Ledger, &opts, &normalize);

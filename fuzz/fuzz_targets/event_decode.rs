@@ -6,7 +6,7 @@
 
 #![no_main]
 
-use cite::store::event::{Record, hash_bytes};
+use cite_store::event::{Record, hash_bytes};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@
 
 #![no_main]
 
-use cite::evidence::{self, QuoteError, match_key};
+use cite_core::evidence::{self, QuoteError, match_key};
 use libfuzzer_sys::fuzz_target;
 
 /// Characters of context the selector keeps on each side of the match.

@@ -4,7 +4,7 @@
 
 #![no_main]
 
-use cite::ledger::url::canonicalize;
+use cite_core::url::canonicalize;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: &str| {

@@ -1,7 +1,7 @@
 //! `cite add URL…`: register sources and print their ids.
 
-use crate::ledger::AddRequest;
-use crate::render;
+use cite_core::render;
+use cite_ledger::AddRequest;
 
 use super::{CliError, Env, read_input};
 

@@ -1,7 +1,7 @@
 //! `cite audit`: check the hash chain, replay the log against the stored tables, and
 //! re-check every quote and snapshot.
 
-use crate::ledger::AuditReport;
+use cite_ledger::AuditReport;
 
 use super::{CliError, Env};
 

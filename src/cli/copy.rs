@@ -5,8 +5,8 @@ use std::ffi::OsString;
 
 use super::audit::{plural, report_verdict};
 use super::{CliError, Env};
-use crate::ledger::Ledger;
-use crate::store::Location;
+use cite_ledger::Ledger;
+use cite_ledger::Location;
 
 pub const AFTER_HELP: &str = "\
 FROM and TO are each a ledger file path or a PostgreSQL URL

@@ -1,15 +1,15 @@
 //! `cite export --format F [--output FILE] [--epoch N] [--only IDS] [--cited-in DRAFT]`:
 //! the ledger, or the sources a draft cites, in a format other tools read, to stdout or
 //! atomically to a file. What to take, what to refuse and the writing are
-//! [`crate::app::export`]'s.
+//! [`cite_ledger::app::export`]'s.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::app::export;
-use crate::app::report;
-use crate::draft::{self, Advice};
-use crate::interop::Format;
+use cite_core::draft::{self, Advice};
+use cite_core::interop::Format;
+use cite_ledger::app::export;
+use cite_ledger::app::report;
 
 use super::{CliError, Env, read_input};
 
@@ -80,7 +80,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
             write(env.out)?;
         }
         Some(path) => {
-            let n = crate::rewrite::write_atomically(path, "write", write)?;
+            let n = cite_ledger::rewrite::write_atomically(path, "write", write)?;
             let what = match args.format {
                 Format::Jsonl => format!("{n} record(s) of the log"),
                 _ => format!("{n} source(s) of epoch {}", view.epoch().0),

@@ -11,7 +11,7 @@
 use std::io::Read;
 
 use crate::hook::{self, Ignored, Reading};
-use crate::ledger::Ledger;
+use cite_ledger::Ledger;
 
 use super::{CliError, Env};
 

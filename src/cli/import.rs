@@ -3,7 +3,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::ledger::import::ImportRequest;
+use cite_ledger::import::ImportRequest;
 
 use super::{CliError, Env};
 
@@ -24,7 +24,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     } else {
         ImportRequest::open(&args.file, &from)
     }
-    .map_err(crate::ledger::Error::from)?;
+    .map_err(cite_ledger::Error::from)?;
     let mut progress = super::progress("importing", "sources", req.sources());
     let imported = env.ledger.import(&env.ctx, req, &mut progress)?;
     if args.json {

@@ -2,9 +2,9 @@
 
 use serde_json::json;
 
-use crate::ledger::{ListRequest, check_route};
-use crate::render;
-use crate::text::shell_word;
+use cite_core::render;
+use cite_core::text::shell_word;
+use cite_ledger::{ListRequest, check_route};
 
 use super::{CliError, Env};
 

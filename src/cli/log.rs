@@ -1,6 +1,6 @@
 //! `cite log`: the event log, or the history of one source.
 
-use crate::render;
+use cite_core::render;
 
 use super::{CliError, Env};
 

@@ -182,7 +182,7 @@ fn read_token_file(path: &Path) -> Result<String, CliError> {
             path.display()
         )));
     }
-    Ok(crate::input::read_text(path)?)
+    Ok(cite_ledger::input::read_text(path)?)
 }
 
 #[cfg(test)]

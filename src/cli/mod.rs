@@ -35,11 +35,11 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// The CLI's name for the application's failure type: it prints it on stderr and exits
 /// with the code of its kind.
-pub use crate::app::Failure as CliError;
-use crate::app::{self, Input, Kind, Reading};
+pub use cite_ledger::app::Failure as CliError;
+use cite_ledger::app::{self, Input, Kind, Reading};
 
-use crate::ledger::{Context, Ledger};
-use crate::store::Location;
+use cite_ledger::Location;
+use cite_ledger::{Context, Ledger};
 
 /// A citation ledger: stable numbered ids for every source, checked quotes, generated
 /// Sources blocks, and drafts verified before delivery.

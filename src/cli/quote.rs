@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::render;
+use cite_core::render;
 
 use super::{CliError, Env, read_input};
 

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use crate::app::report;
-use crate::draft::{self, Advice};
-use crate::render::sources::Style;
-use crate::rewrite::DraftRewrite;
-use crate::text::shell_word;
+use cite_core::draft::{self, Advice};
+use cite_core::render::sources::Style;
+use cite_core::text::shell_word;
+use cite_ledger::app::report;
+use cite_ledger::rewrite::DraftRewrite;
 
 use super::{CliError, Env, read_input};
 

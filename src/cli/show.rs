@@ -1,6 +1,6 @@
 //! `cite show ID`: one source, with its history.
 
-use crate::render;
+use cite_core::render;
 
 use super::{CliError, Env};
 

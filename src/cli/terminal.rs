@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
-/// A writer that replaces terminal controls (see [`crate::text::is_terminal_control`])
+/// A writer that replaces terminal controls (see [`cite_core::text::is_terminal_control`])
 /// in the UTF-8 text written through it.
 pub struct Defused<W: Write> {
     inner: W,

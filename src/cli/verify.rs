@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use crate::app::{Input, Reading, report};
-use crate::draft::{Advice, VerifyOptions};
-use crate::render;
+use cite_core::draft::{Advice, VerifyOptions};
+use cite_core::render;
+use cite_ledger::app::{Input, Reading, report};
 
 use super::{CliError, Env};
 
@@ -51,7 +51,7 @@ pub struct Args {
 }
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
-    crate::app::check_min_coverage("--min-coverage", args.min_coverage)?;
+    cite_ledger::app::check_min_coverage("--min-coverage", args.min_coverage)?;
     let text = Input::arg(&args.draft).read(Reading::Draft)?;
     let view = env.ledger.view(args.epoch)?;
     let opts = VerifyOptions {

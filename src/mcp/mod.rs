@@ -42,8 +42,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::app::{self, Failure};
-use crate::ledger::{Context, Ledger};
+use cite_ledger::app::{self, Failure};
+use cite_ledger::{Context, Ledger};
 
 use tools::{
     AddParams, ExportParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams,

@@ -4,7 +4,7 @@
 //! Each calls the same library functions as its CLI command ([`Ledger::add`],
 //! [`Ledger::ingest`], [`Ledger::quote`], [`Ledger::reset`], [`Ledger::view`],
 //! [`report::block`], [`report::verify`], [`DraftRewrite`]) and formats with the same
-//! [`crate::render`] functions, so a tool's text is what the command prints.
+//! [`cite_core::render`] functions, so a tool's text is what the command prints.
 //!
 //! Each tool's structured content is a typed value (`…Output`, or a library type), so
 //! that its declared `outputSchema` ([`output_schema`]) is derived from the very type
@@ -20,17 +20,17 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::app::export as app_export;
-use crate::app::input::text_or_file;
-use crate::app::{Failure, Reading, report};
-use crate::draft::CitedEvidence;
-use crate::draft::{self, VerifyOptions};
-use crate::interop::Format;
-use crate::ledger::{
+use cite_core::draft::CitedEvidence;
+use cite_core::draft::{self, VerifyOptions};
+use cite_core::interop::Format;
+use cite_core::render::{self, sources::Style};
+use cite_ledger::app::export as app_export;
+use cite_ledger::app::input::text_or_file;
+use cite_ledger::app::{Failure, Reading, report};
+use cite_ledger::rewrite::DraftRewrite;
+use cite_ledger::{
     AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route,
 };
-use crate::render::{self, sources::Style};
-use crate::rewrite::DraftRewrite;
 
 use super::{lenient, schema};
 
@@ -235,7 +235,7 @@ pub fn quote(ledger: &Ledger, ctx: &Context, p: QuoteParams) -> Outcome {
         .quote(ctx, p.id, &p.text, page.as_deref())
         .map_err(|e| match e {
             // The CLI's wording names its flags; a client has arguments.
-            crate::ledger::Error::NoEvidence(id) => Failure::failed(format!(
+            cite_ledger::Error::NoEvidence(id) => Failure::failed(format!(
                 "no evidence text for [{id}] — pass the fetched page text as evidence (or its file as from), or store it with the source: `add` with the URL and the page text as snapshot"
             )),
             e => e.into(),
@@ -526,7 +526,7 @@ pub struct VerifyParams {
 }
 
 pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
-    crate::app::check_min_coverage("min_coverage", p.min_coverage)?;
+    cite_ledger::app::check_min_coverage("min_coverage", p.min_coverage)?;
     let text = text_or_file(
         p.draft,
         p.path.clone(),

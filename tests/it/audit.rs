@@ -6,11 +6,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use cite::store::event::{Epoch, Event, FORMAT_VERSION, Origin, Provenance, Record, SourceId};
-use cite::store::lock::LockMode;
-use cite::store::redbfile::tables::{EVENTS, META, QUOTES, SNAPSHOTS, SOURCES, URLS};
-use cite::store::tables::{QuoteRow, SourceRow};
-use cite::store::{Store, StoreError};
+use cite_store::event::{Epoch, Event, FORMAT_VERSION, Origin, Provenance, Record, SourceId};
+use cite_store::lock::LockMode;
+use cite_store::redbfile::tables::{EVENTS, META, QUOTES, SNAPSHOTS, SOURCES, URLS};
+use cite_store::tables::{QuoteRow, SourceRow};
+use cite_store::{Store, StoreError};
 use redb::{ReadableDatabase, ReadableTable, WriteTransaction};
 
 use crate::util::{Sandbox, cite_bin, source_added};

@@ -9,8 +9,8 @@ use std::time::Duration;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use cite::store::Store;
-use cite::store::event::{Epoch, SourceId};
+use cite_store::Store;
+use cite_store::event::{Epoch, SourceId};
 
 use crate::util::Sandbox;
 
@@ -551,8 +551,8 @@ fn a_page_is_stored_once_and_selectors_point_into_it() {
         let sel = q.selector.as_ref().expect("checked quotes have a selector");
         assert_eq!(chars(&page, sel.start, sel.end), sel.exact, "{q:?}");
         assert_eq!(
-            cite::evidence::match_key(&sel.exact),
-            cite::evidence::match_key(&q.text),
+            cite_core::evidence::match_key(&sel.exact),
+            cite_core::evidence::match_key(&q.text),
             "{q:?}"
         );
         let before = chars(&page, 0, sel.start);
@@ -696,11 +696,11 @@ fn issue9_a_quote_stored_by_the_previous_version_still_audits() {
     sb.ok(&["add", "https://a.example/page"]);
     let store = Store::open_write(
         &sb.ledger,
-        cite::store::lock::LockMode::Write,
+        cite_store::lock::LockMode::Write,
         Duration::from_secs(5),
     )
     .unwrap();
-    let origin = cite::store::event::Origin {
+    let origin = cite_store::event::Origin {
         at_ns: 0,
         pid: 1,
         actor: None,
@@ -709,13 +709,13 @@ fn issue9_a_quote_stored_by_the_previous_version_still_audits() {
     store
         .write(&origin, Duration::from_secs(5), |w| {
             let snapshot = w.put_snapshot(page)?.0;
-            w.append(cite::store::event::Event::QuoteAttached(
-                cite::store::event::QuoteAttached {
+            w.append(cite_store::event::Event::QuoteAttached(
+                cite_store::event::QuoteAttached {
                     epoch: Epoch(1),
                     id: SourceId(1),
                     text: "\"it's here\" now".into(),
                     snapshot,
-                    selector: cite::store::event::TextQuote {
+                    selector: cite_store::event::TextQuote {
                         exact: "\"it's here\" now".into(),
                         prefix: "First “it’s here” now, then ".into(),
                         suffix: ".".into(),

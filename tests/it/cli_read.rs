@@ -8,9 +8,9 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use cite::store::event::{Epoch, Event, Origin};
-use cite::store::lock::LockMode;
-use cite::store::{Store, StoreError};
+use cite_store::event::{Epoch, Event, Origin};
+use cite_store::lock::LockMode;
+use cite_store::{Store, StoreError};
 use predicates::prelude::*;
 use serde_json::Value;
 

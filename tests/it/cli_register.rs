@@ -730,13 +730,13 @@ fn issue9_control_characters_already_stored_are_escaped_on_output() {
         "--from",
         page.to_str().unwrap(),
     ]);
-    let store = cite::store::Store::open_write(
+    let store = cite_store::Store::open_write(
         &sb.ledger,
-        cite::store::lock::LockMode::Write,
+        cite_store::lock::LockMode::Write,
         std::time::Duration::from_secs(5),
     )
     .unwrap();
-    let origin = cite::store::event::Origin {
+    let origin = cite_store::event::Origin {
         at_ns: 0,
         pid: 1,
         actor: Some("\u{1b}[1mactor".into()),
@@ -744,9 +744,9 @@ fn issue9_control_characters_already_stored_are_escaped_on_output() {
     };
     store
         .write(&origin, std::time::Duration::from_secs(5), |w| {
-            w.append(cite::store::event::Event::TitleSet {
-                epoch: cite::store::event::Epoch(1),
-                id: cite::store::event::SourceId(1),
+            w.append(cite_store::event::Event::TitleSet {
+                epoch: cite_store::event::Epoch(1),
+                id: cite_store::event::SourceId(1),
                 title: "raw\u{1b}[2Jtitle\u{85}".into(),
             })
             .map(|_| ())

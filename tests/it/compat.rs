@@ -63,12 +63,12 @@ fn format_and_tally(sb: &Sandbox) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
         .expect("open");
     let txn = db.begin_read().expect("read");
     let meta = txn
-        .open_table(cite::store::redbfile::tables::META)
+        .open_table(cite_store::redbfile::tables::META)
         .expect("meta");
     let get = |k: &str| meta.get(k).expect("get").map(|g| g.value().to_vec());
     (
-        get(cite::store::tables::META_FORMAT),
-        get(cite::store::tables::META_TALLY),
+        get(cite_store::tables::META_FORMAT),
+        get(cite_store::tables::META_TALLY),
     )
 }
 
@@ -90,7 +90,7 @@ fn the_first_write_migrates_format_1_to_2_and_rewrites_no_record() {
         .code(1);
     let (format, tally) = format_and_tally(&sb);
     assert_eq!(format, Some(2u16.to_le_bytes().to_vec()));
-    let tally = cite::store::tally::Tally::decode(&tally.expect("a tally")).unwrap();
+    let tally = cite_store::tally::Tally::decode(&tally.expect("a tally")).unwrap();
     // The fixture: epoch 1 holds [1]; epoch 2, the current one, holds [1] (see list2.json).
     assert_eq!(tally.epoch.0, 2);
     assert_eq!(tally.last_id, 1);
@@ -115,7 +115,7 @@ fn records(sb: &Sandbox) -> u64 {
         .open_read_only(&sb.ledger)
         .expect("open read-only");
     let txn = db.begin_read().expect("read");
-    txn.open_table(cite::store::redbfile::tables::EVENTS)
+    txn.open_table(cite_store::redbfile::tables::EVENTS)
         .expect("events")
         .len()
         .expect("len")
@@ -132,10 +132,10 @@ fn a_newer_format_is_refused_by_name_and_gets_no_record() {
         let txn = db.begin_write().expect("write");
         {
             let mut meta = txn
-                .open_table(cite::store::redbfile::tables::META)
+                .open_table(cite_store::redbfile::tables::META)
                 .expect("meta");
             meta.insert(
-                cite::store::tables::META_FORMAT,
+                cite_store::tables::META_FORMAT,
                 3u16.to_le_bytes().as_slice(),
             )
             .expect("insert");

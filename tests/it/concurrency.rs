@@ -13,8 +13,8 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use cite::store::Store;
-use cite::store::event::{Event, GENESIS};
+use cite_store::Store;
+use cite_store::event::{Event, GENESIS};
 
 const PROCS: usize = 8;
 const ADDS: usize = 200;

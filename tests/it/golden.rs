@@ -10,7 +10,7 @@
 //! The four fixtures form a chain (each `prev` is the previous fixture's hash literal),
 //! so the chain rule is pinned too.
 
-use cite::store::event::{
+use cite_store::event::{
     self, DecodeError, Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Provenance, Record,
     SourceAdded, SourceId,
 };

@@ -10,10 +10,10 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use cite::store::Store;
-use cite::store::event::{Event, MAX_ID, Origin};
-use cite::store::lock::LockMode;
-use cite::store::redbfile::tables::{META, SOURCES, URLS};
+use cite_store::Store;
+use cite_store::event::{Event, MAX_ID, Origin};
+use cite_store::lock::LockMode;
+use cite_store::redbfile::tables::{META, SOURCES, URLS};
 use redb::ReadableTable;
 
 use crate::audit::{audit, audit_ok, tamper};
@@ -300,7 +300,7 @@ fn issue8_every_spelling_of_a_ledger_meets_at_one_lock() {
     let link = sb.path().join("link.redb");
     std::os::unix::fs::symlink(&sb.ledger, &link).unwrap();
     let held =
-        cite::store::lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
+        cite_store::lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
     let out = sb.run_at(&link, &["--wait", "0.3", "add", "https://b.example"]);
     assert_fails_with(&out, 1, "ledger busy");
     drop(held);
@@ -530,7 +530,7 @@ fn issue8_busy_never_claims_one_holder_held_it_throughout() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
     let held =
-        cite::store::lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
+        cite_store::lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(1)).unwrap();
     let out = sb.run(&["--wait", "0.3", "rebuild"]);
     assert_fails_with(&out, 1, "ledger busy");
     assert!(

@@ -345,7 +345,7 @@ fn a_large_search_registers_in_one_transaction() {
 
 #[test]
 fn a_busy_ledger_costs_the_registration_not_the_agent() {
-    use cite::store::lock::{self, LockMode};
+    use cite_store::lock::{self, LockMode};
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
     let held = lock::acquire(&sb.ledger, LockMode::Maintenance, Duration::from_secs(1))

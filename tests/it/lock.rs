@@ -12,8 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use cite::store::StoreError;
-use cite::store::lock::{self, LockMode};
+use cite_store::StoreError;
+use cite_store::lock::{self, LockMode};
 
 use crate::util::Sandbox;
 

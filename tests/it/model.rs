@@ -9,11 +9,11 @@
 
 use std::time::Duration;
 
-use cite::ledger::url::canonicalize;
-use cite::ledger::{Context, EntryOrigin, Error as LedgerError};
-use cite::store::event::{self, Epoch, Event, GENESIS, SourceId};
-use cite::store::{Location, Store};
-use cite::{AddRequest, Ledger, Source};
+use cite_ledger::url::canonicalize;
+use cite_ledger::{AddRequest, Ledger, Source};
+use cite_ledger::{Context, EntryOrigin, Error as LedgerError};
+use cite_store::event::{self, Epoch, Event, GENESIS, SourceId};
+use cite_store::{Location, Store};
 use proptest::prelude::*;
 use time::macros::datetime;
 
@@ -82,7 +82,7 @@ impl Model {
     /// The quote text of a Quote op and the id it targets (0 when the epoch is empty).
     fn quote_target(&self, slot: usize, start: usize, len: usize, upper: bool) -> (u64, String) {
         // Cut from the page as a reader sees it: markup gone, case folded.
-        let key = cite::evidence::match_key(PAGE);
+        let key = cite_core::evidence::match_key(PAGE);
         let words: Vec<&str> = key.split(' ').collect();
         let start = start.min(words.len() - 1);
         let end = (start + len).min(words.len());
@@ -99,8 +99,11 @@ impl Model {
     fn quote(&mut self, id: u64, text: &str) -> u64 {
         let epoch = self.epochs.len() as u64;
         let list = self.quotes.entry((epoch, id)).or_default();
-        let key = cite::evidence::match_key(text);
-        if !list.iter().any(|q| cite::evidence::match_key(q) == key) {
+        let key = cite_core::evidence::match_key(text);
+        if !list
+            .iter()
+            .any(|q| cite_core::evidence::match_key(q) == key)
+        {
             list.push(text.to_string());
             self.events += 1;
         }
@@ -213,10 +216,12 @@ fn run_at(at: Location, ops: &[Op]) -> Result<(), TestCaseError> {
                 let (id, text) = model.quote_target(*slot, *start, *len, *upper);
                 let got = ledger.quote(&ctx, id.max(1), &text, Some(PAGE));
                 match got {
-                    _ if cite::evidence::quote_words(&text) < 3 => prop_assert!(
+                    _ if cite_core::evidence::quote_words(&text) < 3 => prop_assert!(
                         matches!(
                             got,
-                            Err(LedgerError::Quote(cite::evidence::QuoteError::TooShort))
+                            Err(LedgerError::Quote(
+                                cite_core::evidence::QuoteError::TooShort
+                            ))
                         ),
                         "{:?} for {:?}",
                         got,

@@ -11,8 +11,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use cite::ledger::url::canonicalize;
-use cite::ledger::{AddRequest, Context, Ledger};
+use cite_ledger::url::canonicalize;
+use cite_ledger::{AddRequest, Context, Ledger};
 use proptest::prelude::*;
 
 // ---- generators ------------------------------------------------------------------------

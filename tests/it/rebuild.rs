@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use cite::store::lock::{self, LockMode};
-use cite::store::redbfile::tables::{META, SOURCES, URLS};
-use cite::store::tables::SourceRow;
+use cite_store::lock::{self, LockMode};
+use cite_store::redbfile::tables::{META, SOURCES, URLS};
+use cite_store::tables::SourceRow;
 use redb::ReadableTable;
 
 use crate::audit::{audit_fails, audit_ok, record_bytes, tamper, varied};
@@ -198,7 +198,7 @@ fn add_a_trailing_byte_to_record_6(ledger: &std::path::Path) {
     let mut bytes = record_bytes(ledger, 6);
     bytes.push(0);
     tamper(ledger, |txn| {
-        txn.open_table(cite::store::redbfile::tables::EVENTS)
+        txn.open_table(cite_store::redbfile::tables::EVENTS)
             .unwrap()
             .insert(6, bytes.as_slice())
             .unwrap();

@@ -85,8 +85,8 @@ const CORPUS: &[(&str, &str)] = &[
 /// A title with raw control characters, NUL included. The ledger stores a control
 /// character as U+FFFD, and an argument cannot carry NUL, so this source reaches the
 /// outputs through the library, as one from an older or foreign ledger would.
-fn raw_control_source() -> cite::ledger::Source {
-    cite::ledger::Source {
+fn raw_control_source() -> cite_ledger::Source {
+    cite_ledger::Source {
         id: 99,
         url: "https://raw-control.example/".into(),
         title: "raw\u{0}nul\u{7}bell\u{1b}esc\u{7f}del\u{9f}c1\ttab\u{2028}sep\u{ffff}end".into(),
@@ -234,7 +234,7 @@ fn assert_all_present(
         if !text.contains(&want) && !text.contains(&reversed) {
             missing.push(format!("title {want:?}"));
         }
-        let want = squash(&cite::tex::tex_url(url));
+        let want = squash(&cite_core::tex::tex_url(url));
         if !text.contains(&fold(&want)) {
             missing.push(format!("URL {want:?}"));
         }
@@ -279,7 +279,7 @@ fn issue12_lualatex_biber_typesets_every_title_and_url_of_the_biblatex_export() 
     ]);
     let mut text = std::fs::read_to_string(&bib).unwrap();
     text.push('\n');
-    text.push_str(&cite::interop::biblatex::entry(&raw_control_source()));
+    text.push_str(&cite_core::interop::biblatex::entry(&raw_control_source()));
     text.push('\n');
     std::fs::write(&bib, text).unwrap();
     sb.file("doc.tex", LUALATEX_DOC);
@@ -329,9 +329,9 @@ fn issue12_pdflatex_bibtex_typesets_every_title_and_url_of_render_bibtex() {
     for package in ["url", "hyperref"] {
         let sb = Sandbox::new();
         let sources = corpus(&sb);
-        let raw = cite::render::sources::block(
+        let raw = cite_core::render::sources::block(
             &[raw_control_source()],
-            cite::render::sources::Style::Bibtex,
+            cite_core::render::sources::Style::Bibtex,
         );
         let bib = format!("{}{raw}\n", sb.ok(&["render", "--style", "bibtex"]));
         sb.file("refs.bib", &bib);

@@ -108,8 +108,8 @@ impl Outcome {
 }
 
 /// A `SourceAdded` event of `url` as `[id]` in `epoch`, for stores written directly.
-pub fn source_added(epoch: u64, id: u64, url: &str) -> cite::store::event::Event {
-    use cite::store::event::{Epoch, Event, SourceAdded, SourceId};
+pub fn source_added(epoch: u64, id: u64, url: &str) -> cite_store::event::Event {
+    use cite_store::event::{Epoch, Event, SourceAdded, SourceId};
     Event::SourceAdded(SourceAdded {
         epoch: Epoch(epoch),
         id: SourceId(id),

@@ -1,0 +1,339 @@
+//! Quote matching: is a quote verbatim in the evidence text, where does it sit, and when
+//! it is not there, what on the page comes closest.
+//!
+//! Pure functions, no store and no I/O. Matching follows `sources.py`: both sides are
+//! reduced to a [`match_key`] (inline links count as their label, `* _ \` ~` and
+//! backslash escapes before punctuation are dropped, whitespace runs collapse, case folds
+//! as Python's `str.casefold()`), and the quote's key must occur in the evidence's key.
+//! Beyond the reference, typographic variants fold to their plain forms (curly quotes,
+//! dashes, the ellipsis, invisible characters: see [`key::Keying`]), and [`find`] reports
+//! the match as a W3C TextQuoteSelector over the original evidence text, so a stored
+//! quote can be located and re-checked in its snapshot.
+
+mod key;
+mod near;
+
+#[cfg(test)]
+mod tests;
+
+use key::{Keying, Origin, Resume, Sink};
+
+/// Characters of context kept on each side of a match.
+const CONTEXT: usize = 32;
+
+/// Key bytes between the resume points kept while keying the evidence. Small under
+/// test and fuzzing (`cargo fuzz` sets `--cfg fuzzing`), so that inputs of a few dozen
+/// bytes already resume mid-text: at the real spacing only pages past 16 KiB would.
+const RESUME_EVERY: usize = if cfg!(any(test, fuzzing)) {
+    8
+} else {
+    16 * 1024
+};
+
+/// W3C TextQuoteSelector over the original evidence text (offsets in Unicode scalar
+/// values, i.e. chars).
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[schemars(rename = "TextQuote")]
+pub struct Selector {
+    /// The evidence text from `start` to `end`, as it stands there (markdown included).
+    pub exact: String,
+    /// Up to 32 characters before `start`.
+    pub prefix: String,
+    /// Up to 32 characters after `end`.
+    pub suffix: String,
+    /// Char offset of the first original character that produced the match, or of the
+    /// `[` of the link whose label it lies in.
+    pub start: u64,
+    /// Char offset just past the last original character that produced the match, or
+    /// past the `)` of the link whose label it lies in.
+    pub end: u64,
+}
+
+/// Why a quote was rejected. The messages are the CLI's, without `error: `.
+///
+/// Not `#[non_exhaustive]`: the spec closes the set of outcomes of a quote check. (The
+/// passage to show beside `NotFound` comes from [`closest`].)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QuoteError {
+    #[error("quote too short — use at least 3 words of verbatim text")]
+    TooShort,
+    #[error(
+        "quote not found verbatim in the evidence text — copy the exact wording from the fetched page, do not paraphrase"
+    )]
+    NotFound,
+}
+
+/// The normalized form both sides of a match are compared in: `sources.py`'s
+/// `_match_key`, with typographic variants folded to their plain forms.
+pub fn match_key(text: &str) -> String {
+    key(text, Keying::Typographic)
+}
+
+/// Exactly `sources.py`'s `_match_key`.
+#[cfg(test)]
+fn reference_key(text: &str) -> String {
+    key(text, Keying::Reference)
+}
+
+fn key(text: &str, keying: Keying) -> String {
+    let mut key = String::with_capacity(text.len());
+    key::normalize(text, Resume::START, keying, &mut key);
+    key
+}
+
+/// Where the first occurrence of `quote`'s key sits in `evidence`; `None` when it does
+/// not occur, or when the quote's key is empty.
+///
+/// The reference key is tried first, the typographic one only when it finds nothing:
+/// a quote that matched before typographic folding existed is found where it was found
+/// then (its stored selector, which `audit` compares, stays right), even when a
+/// typographic variant of it comes earlier on the page; and a quote typed with the page's
+/// own characters lands on them.
+pub fn find(quote: &str, evidence: &str) -> Option<Selector> {
+    find_by(quote, evidence, Keying::Reference)
+        .or_else(|| find_by(quote, evidence, Keying::Typographic))
+}
+
+fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Selector> {
+    let needle = key(quote, keying);
+    if needle.is_empty() {
+        return None;
+    }
+    let keyed = Keyed::of(evidence, keying);
+    let at = keyed.key.find(&needle)?;
+    let (start, end) = keyed.original(evidence, at, at + needle.len())?;
+    Some(selector(evidence, start, end))
+}
+
+/// Words of `quote` as the quote check counts them ([`crate::text::word_count`]) once
+/// the markup matching ignores is gone: `* * * a` is one word, not four.
+pub fn quote_words(quote: &str) -> usize {
+    crate::text::word_count(&match_key(quote))
+}
+
+/// Checks a quote against the evidence as the `quote` command does: trimmed, at least 3
+/// words ([`quote_words`]), and verbatim by [`match_key`].
+pub fn check(quote: &str, evidence: &str) -> Result<Selector, QuoteError> {
+    let quote = quote.trim();
+    if quote_words(quote) < 3 {
+        return Err(QuoteError::TooShort);
+    }
+    find(quote, evidence).ok_or(QuoteError::NotFound)
+}
+
+/// A passage of the evidence text: what a refused quote comes closest to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Passage {
+    /// The evidence text from `start` to `end`, as it stands there (markdown included).
+    pub text: String,
+    /// The line of the evidence it starts on, from 1.
+    pub line: u64,
+    /// Char offset of its first character (as in [`Selector`]).
+    pub start: u64,
+    /// Char offset just past its last character.
+    pub end: u64,
+}
+
+impl Passage {
+    /// `closest on the page (line N): "TEXT"`, on one line: whitespace runs are one
+    /// space (matching ignores them) and control characters are U+FFFD, since the text
+    /// is a web page's and goes to a terminal.
+    pub fn hint(&self) -> String {
+        let text: String = self
+            .text
+            .split(key::is_space)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .map(|c| {
+                if crate::text::is_terminal_control(c) {
+                    '\u{fffd}'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        format!("closest on the page (line {}): \"{text}\"", self.line)
+    }
+}
+
+/// The passage of `evidence` that comes closest to `quote`, for a writer whose quote was
+/// refused to copy the exact words from; `None` when no passage shares at least half of
+/// the quote's words (and two of them). See `near.rs` for what "closest" means and what
+/// it costs.
+pub fn closest(quote: &str, evidence: &str) -> Option<Passage> {
+    let needle = match_key(quote);
+    let keyed = Keyed::of(evidence, Keying::Typographic);
+    let (from, to) = near::closest(&needle, &keyed.key)?;
+    let (start, end) = keyed.original(evidence, from, to)?;
+    // A passage is about as long as the quote; one stretched by a huge link target or
+    // markup is no help on a terminal.
+    if end - start > MAX_PASSAGE.max(4 * quote.len()) {
+        return None;
+    }
+    let at = selector(evidence, start, end);
+    Some(Passage {
+        text: at.exact,
+        line: evidence[..start].bytes().filter(|&b| b == b'\n').count() as u64 + 1,
+        start: at.start,
+        end: at.end,
+    })
+}
+
+/// The most bytes of evidence a [`Passage`] spans, unless the quote itself is longer
+/// (see [`closest`]).
+const MAX_PASSAGE: usize = 4096;
+
+/// The selector for the original bytes `start..end` of `text` (char boundaries).
+fn selector(text: &str, start: usize, end: usize) -> Selector {
+    let before = &text[..start];
+    let prefix_from = before
+        .char_indices()
+        .rev()
+        .nth(CONTEXT - 1)
+        .map_or(0, |(i, _)| i);
+    let after = &text[end..];
+    let suffix_to = after
+        .char_indices()
+        .nth(CONTEXT)
+        .map_or(after.len(), |(i, _)| i);
+    let exact = &text[start..end];
+    let start_chars = before.chars().count();
+    Selector {
+        exact: exact.to_string(),
+        prefix: before[prefix_from..].to_string(),
+        suffix: after[..suffix_to].to_string(),
+        start: start_chars as u64,
+        end: (start_chars + exact.chars().count()) as u64,
+    }
+}
+
+/// The evidence's key, with a resume point every [`RESUME_EVERY`] key bytes or so.
+struct Keyed {
+    keying: Keying,
+    key: String,
+    /// In increasing order of key length.
+    resumes: Vec<Resume>,
+}
+
+impl Keyed {
+    /// Keys all of `text`.
+    fn of(text: &str, keying: Keying) -> Self {
+        let mut keyed = Keyed {
+            keying,
+            key: String::with_capacity(text.len()),
+            resumes: Vec::new(),
+        };
+        key::normalize(text, Resume::START, keying, &mut keyed);
+        keyed
+    }
+
+    /// The last resume point at or before key byte `at`.
+    fn resume_before(&self, at: usize) -> Resume {
+        let n = self.resumes.partition_point(|r| r.key_len <= at);
+        n.checked_sub(1).map_or(Resume::START, |i| self.resumes[i])
+    }
+
+    /// The original byte range of `text` (the text this was keyed from) that produced
+    /// key bytes `first..end` (`first < end`).
+    ///
+    /// A second run of the same pass, from the last resume point before `first`, maps
+    /// the range back and stops at its end. It spares a full map (4 bytes per key byte)
+    /// at the cost of re-reading at most `RESUME_EVERY` key bytes before the range, plus
+    /// the range.
+    fn original(&self, text: &str, first: usize, end: usize) -> Option<(usize, usize)> {
+        let from = self.resume_before(first);
+        let mut locate = Locate::new(from.key_len, first, end.checked_sub(1)?);
+        key::normalize(text, from, self.keying, &mut locate);
+        locate.finish(text)
+    }
+}
+
+impl Sink for Keyed {
+    fn push(&mut self, piece: &str, _origin: Origin) -> bool {
+        self.key.push_str(piece);
+        true
+    }
+    fn push_ascii(&mut self, b: u8, _origin: Origin) -> bool {
+        self.key.push(char::from(b));
+        true
+    }
+    fn resume_point(&mut self, at: usize) {
+        let last = self.resumes.last().map_or(0, |r| r.key_len);
+        if self.key.len() - last >= RESUME_EVERY {
+            self.resumes.push(Resume {
+                at,
+                key_len: self.key.len(),
+            });
+        }
+    }
+}
+
+/// Maps a match (key bytes `first..=last`) back to original byte offsets, fed by a
+/// second run of the normalizing pass.
+///
+/// A boundary that falls inside a link label widens to the whole `[label](target)`:
+/// cutting there would leave a stray `[` or `](target)` in `exact`. So `exact` always
+/// normalizes to a key that contains the quote's key, and equals it when the match
+/// boundaries fall on label boundaries (and not inside a folded `ß`-like expansion).
+struct Locate {
+    /// Key bytes seen so far.
+    seen: usize,
+    first: usize,
+    last: usize,
+    start: Option<usize>,
+    end: Option<usize>,
+    /// The byte offset of the match's last character, resolved against the text later.
+    last_char: Option<usize>,
+}
+
+impl Locate {
+    fn new(seen: usize, first: usize, last: usize) -> Self {
+        Locate {
+            seen,
+            first,
+            last,
+            start: None,
+            end: None,
+            last_char: None,
+        }
+    }
+
+    fn advance(&mut self, len: usize, origin: Origin) -> bool {
+        let upto = self.seen + len;
+        if self.start.is_none() && self.first < upto {
+            self.start = Some(origin.link.map_or(origin.at, |link| link.start));
+        }
+        self.seen = upto;
+        if self.last < upto {
+            match origin.link {
+                Some(link) => self.end = Some(link.end),
+                None => self.last_char = Some(origin.at),
+            }
+            return false;
+        }
+        true
+    }
+
+    /// The byte range of the match, once the pass is over.
+    fn finish(self, text: &str) -> Option<(usize, usize)> {
+        let end = match (self.end, self.last_char) {
+            (Some(end), _) => end,
+            (None, Some(at)) => at + text[at..].chars().next().map_or(0, char::len_utf8),
+            (None, None) => return None,
+        };
+        Some((self.start?, end))
+    }
+}
+
+impl Sink for Locate {
+    fn push(&mut self, piece: &str, origin: Origin) -> bool {
+        self.advance(piece.len(), origin)
+    }
+    fn push_ascii(&mut self, _b: u8, origin: Origin) -> bool {
+        self.advance(1, origin)
+    }
+}

@@ -1,0 +1,210 @@
+//! The values the ledger hands out and the front ends show: sources, quotes, log
+//! entries, pages. Plain data, serialized as the commands print it with `--json`;
+//! made by the ledger from what the store holds, read by [`crate::render`] and
+//! [`crate::interop`], so that neither needs the store.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::evidence::Selector;
+
+/// The version of the `sources.py` ledger format that `import` reads and `export
+/// --format hermes-json` writes.
+pub const SOURCES_PY_VERSION: u64 = 1;
+
+/// A source as commands show it. Serializes like a `sources.py` ledger entry (`id`,
+/// `url`, `title`, `accessed`, `quotes` when there are any), plus `via` when set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Source {
+    pub id: u64,
+    pub url: String,
+    pub title: String,
+    pub accessed: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quotes: Vec<Quote>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+}
+
+/// A verbatim quote attached to a source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Quote {
+    pub text: String,
+    /// The day it was attached, `YYYY-MM-DD`.
+    pub added: String,
+    /// blake3 of the page text it was checked against, hex; `None` for a quote
+    /// imported from `sources.py`, which kept no page text.
+    pub snapshot: Option<String>,
+    /// Where it sits in that text (W3C TextQuoteSelector, character offsets).
+    pub selector: Option<Selector>,
+}
+
+/// What `quote` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Attached {
+    pub id: u64,
+    /// Quotes the source carries now.
+    pub quotes: u64,
+    /// False when the same quote (by matching key) was already attached.
+    pub added: bool,
+    /// Where the quote sits in its snapshot (`None` for an imported quote).
+    pub selector: Option<Selector>,
+    /// blake3 of the evidence text, hex (`None` for an imported quote).
+    pub snapshot: Option<String>,
+    /// Other sources of the epoch the page text given with `--from` is stored for, as
+    /// far as `SHARED_PAGE_LOOKBACK` (the ledger's) reaches; left out of JSON when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub page_also_stored_for: Vec<u64>,
+}
+
+/// `(year, month, day)` of a `YYYY-MM-DD` access date; `None` for anything else
+/// (`sources.py` ledgers are imported with their dates as recorded).
+pub fn date_parts(accessed: &str) -> Option<(i32, u8, u8)> {
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    let d = time::Date::parse(accessed.trim(), fmt).ok()?;
+    Some((d.year(), u8::from(d.month()), d.day()))
+}
+
+/// One record of the log as `log`, `show` and `export --format jsonl` present it.
+///
+/// A listing gives each transaction's origin once: the first entry it shows of a
+/// transaction carries [`EntryOrigin::Shown`], and every later entry of that
+/// transaction [`EntryOrigin::SameTransactionAs`] that entry's seq. Repeating the origin
+/// would repeat the whole command line, so one `add` of k URLs would print k² URLs.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct LogEntry {
+    pub seq: u64,
+    /// Flattened: `time`, `pid`, `actor`, `command`, or `same_transaction_as`.
+    #[serde(flatten)]
+    pub origin: EntryOrigin,
+    pub event: EventView,
+    /// blake3 of this record, hex.
+    pub hash: String,
+    /// blake3 of the previous record, hex.
+    pub prev: String,
+}
+
+/// Who made a change, when, and from which command, as a listing shows it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct OriginView {
+    /// RFC 3339, UTC.
+    pub time: String,
+    pub pid: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    pub command: Vec<String>,
+}
+
+/// Where a [`LogEntry`]'s origin is to be read.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum EntryOrigin {
+    /// The first entry of its transaction in the listing carries the origin itself,
+    /// even when the listing starts in the middle of the transaction (`log --id`).
+    Shown(OriginView),
+    /// A later entry of the same transaction: the seq of the entry, earlier in the same
+    /// listing, that carries the origin. In the whole log that is the transaction's
+    /// first record, the one the stored record's own provenance names.
+    SameTransactionAs { same_transaction_as: u64 },
+}
+
+/// An event in a form meant for people and JSON readers.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventView {
+    SourceAdded {
+        epoch: u64,
+        id: u64,
+        url: String,
+        url_given: String,
+        title: String,
+        accessed: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        via: Option<String>,
+    },
+    TitleSet {
+        epoch: u64,
+        id: u64,
+        title: String,
+    },
+    Reset {
+        new_epoch: u64,
+    },
+    QuoteAttached {
+        epoch: u64,
+        id: u64,
+        text: String,
+        /// blake3 of the page text the quote was checked against, hex.
+        snapshot: String,
+        /// Character offsets of the match in that text.
+        start: u64,
+        end: u64,
+        added: String,
+    },
+    SnapshotStored {
+        epoch: u64,
+        id: u64,
+        snapshot: String,
+    },
+    Imported {
+        epoch: u64,
+        from: String,
+        sources: u64,
+        quotes: u64,
+    },
+    QuoteImported {
+        epoch: u64,
+        id: u64,
+        text: String,
+        added: String,
+    },
+}
+
+/// A source with its history, for `show`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct SourceDetail {
+    pub epoch: u64,
+    #[serde(flatten)]
+    pub source: Source,
+    pub url_given: String,
+    /// Page texts stored with `add --snapshot`, as blake3 hex.
+    pub snapshots: Vec<String>,
+    pub history: Vec<LogEntry>,
+}
+
+/// A source with the page texts stored for it (`add --snapshot`), as blake3 hex: what
+/// the exports that carry snapshot hashes read.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct SourceEntry {
+    #[serde(flatten)]
+    pub source: Source,
+    pub snapshots: Vec<String>,
+}
+
+/// One record of the log with the exact bytes stored for it, whose blake3 is
+/// `entry.hash`: what `export --format jsonl` writes.
+#[derive(Clone, Debug)]
+pub struct ChainEntry {
+    pub entry: LogEntry,
+    /// The stored bytes, lower-case hex.
+    pub record: String,
+}
+
+/// One page of `list`: the sources, how many match in the whole epoch, and whether
+/// more follow this page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Page {
+    pub sources: Vec<Source>,
+    /// Sources of the epoch that match the filter, on every page.
+    pub matched: u64,
+    /// The cursor for the next page (the last id shown), when more sources match.
+    pub next: Option<u64>,
+}
+
+/// Per-route source counts, for `list --by-via`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RouteCount {
+    /// `None` for sources registered without `--via`.
+    pub via: Option<String>,
+    pub count: u64,
+}

@@ -1,0 +1,252 @@
+//! Formatting ledger data for people: the exact lines the commands print.
+//!
+//! Pure functions from domain values to text; the CLI decides where the text goes.
+//! Line formats follow `sources.py` where it has them, since tools match on them.
+
+pub mod sources;
+pub mod verify;
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::model::{
+    Attached, EntryOrigin, EventView, LogEntry, Page, RouteCount, Source, SourceDetail,
+};
+
+/// `[ID] URL` — what `add` and `ingest` print per input URL.
+pub fn id_line(s: &Source) -> String {
+    format!("[{}] {}", s.id, s.url)
+}
+
+/// `[ID] evidence attached (N quote(s))` — what `quote` prints.
+pub fn attached_line(a: &Attached) -> String {
+    format!("[{}] evidence attached ({} quote(s))", a.id, a.quotes)
+}
+
+/// `note: this page text is also stored for [1], [3]` — what `quote --from` and `add
+/// --snapshot` add (on stderr) when other sources of the epoch have the same page text;
+/// `None` when none has.
+pub fn shared_page_note(ids: &[u64]) -> Option<String> {
+    if ids.is_empty() {
+        return None;
+    }
+    let ids: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
+    Some(format!(
+        "note: this page text is also stored for {}",
+        ids.join(", ")
+    ))
+}
+
+/// `note: the title was ignored: …` — what `add` says (on stderr; in the MCP tool's text)
+/// when a title came with more than one URL, which `sources.py` drops without a word:
+/// the writer who meant it for one of them should hear that no source got it. `None`
+/// otherwise.
+pub fn ignored_title_note(title_given: bool, urls: usize) -> Option<String> {
+    (title_given && urls > 1).then(|| {
+        format!(
+            "note: the title was ignored: a title applies only when one URL is given (got {urls}) — add each URL with its own title"
+        )
+    })
+}
+
+/// `list`: `[ID] URL`, then two spaces and the title if any, then two spaces and
+/// `(1 quote)` / `(N quotes)` if any.
+pub fn list_line(s: &Source) -> String {
+    let mut line = id_line(s);
+    if !s.title.is_empty() {
+        line.push_str("  ");
+        line.push_str(&s.title);
+    }
+    match s.quotes.len() {
+        0 => {}
+        1 => line.push_str("  (1 quote)"),
+        n => line.push_str(&format!("  ({n} quotes)")),
+    }
+    line
+}
+
+/// The line after a page of `list`: `page: N sources of M matching; next: CALL`, or
+/// `…; no more pages` on the last one. `next` is the exact call for the next page.
+pub fn page_line(page: &Page, next: Option<&str>) -> String {
+    let shown = page.sources.len();
+    let noun = if shown == 1 { "source" } else { "sources" };
+    let head = format!("page: {shown} {noun} of {} matching", page.matched);
+    match next {
+        Some(call) => format!("{head}; next: {call}"),
+        None => format!("{head}; no more pages"),
+    }
+}
+
+/// `list --by-via`: `ROUTE: N`, `(no route)` for sources registered without one.
+pub fn route_line(r: &RouteCount) -> String {
+    format!("{}: {}", r.via.as_deref().unwrap_or("(no route)"), r.count)
+}
+
+/// What an event did, in a few words.
+pub fn describe(event: &EventView) -> String {
+    match event {
+        EventView::SourceAdded {
+            epoch,
+            id,
+            url,
+            title,
+            via,
+            ..
+        } => {
+            let mut s = format!("added [{id}] {url}");
+            if !title.is_empty() {
+                s.push_str(&format!(" \"{title}\""));
+            }
+            if let Some(v) = via {
+                s.push_str(&format!(" via {v}"));
+            }
+            s.push_str(&format!(" (epoch {epoch})"));
+            s
+        }
+        EventView::TitleSet { epoch, id, title } => {
+            format!("titled [{id}] \"{title}\" (epoch {epoch})")
+        }
+        EventView::Reset { new_epoch } => format!("reset: epoch {new_epoch} begins"),
+        EventView::QuoteAttached {
+            epoch,
+            id,
+            text,
+            snapshot,
+            start,
+            end,
+            ..
+        } => format!(
+            "quoted [{id}] \"{text}\" (chars {start}–{end} of snapshot {}) (epoch {epoch})",
+            &snapshot[..12.min(snapshot.len())]
+        ),
+        EventView::Imported {
+            epoch,
+            from,
+            sources,
+            quotes,
+        } => format!(
+            "imported {sources} source(s) and {quotes} quote(s) from {from} (epoch {epoch})"
+        ),
+        EventView::QuoteImported {
+            epoch, id, text, ..
+        } => format!("quote imported for [{id}] \"{text}\", without page text (epoch {epoch})"),
+        EventView::SnapshotStored {
+            epoch,
+            id,
+            snapshot,
+        } => format!(
+            "stored page text for [{id}] (snapshot {}) (epoch {epoch})",
+            &snapshot[..12.min(snapshot.len())]
+        ),
+    }
+}
+
+/// `log`: `#SEQ TIME pid PID[ actor A]  WHAT  <- COMMAND` for the first entry shown of
+/// a transaction, `#SEQ (same transaction as #FIRST)  WHAT` for the others. The origin
+/// is not repeated: it holds the whole command line, so repeating it made one `add` of
+/// k URLs print k² URLs.
+pub fn log_line(e: &LogEntry) -> String {
+    let what = describe(&e.event);
+    match &e.origin {
+        EntryOrigin::Shown(o) => {
+            let actor = match &o.actor {
+                Some(a) => format!(" actor {a}"),
+                None => String::new(),
+            };
+            format!(
+                "#{} {} pid {}{}  {}  <- {}",
+                e.seq,
+                o.time,
+                o.pid,
+                actor,
+                what,
+                shell_words(&o.command)
+            )
+        }
+        EntryOrigin::SameTransactionAs {
+            same_transaction_as,
+        } => format!(
+            "#{} (same transaction as #{same_transaction_as})  {what}",
+            e.seq
+        ),
+    }
+}
+
+/// A command line as a shell would accept it back, quoting only where needed.
+fn shell_words(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            let plain = !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_alphanumeric() || "-_./:=,@%+".contains(c));
+            if plain {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `show`: the source, then its history.
+pub fn show(d: &SourceDetail) -> Vec<String> {
+    let s = &d.source;
+    let mut out = vec![list_line(s)];
+    out.push(format!("  epoch:     {}", d.epoch));
+    out.push(format!("  given as:  {}", d.url_given));
+    out.push(format!("  accessed:  {}", s.accessed));
+    if let Some(v) = &s.via {
+        out.push(format!("  via:       {v}"));
+    }
+    for h in &d.snapshots {
+        out.push(format!("  snapshot:  {h}"));
+    }
+    if !s.quotes.is_empty() {
+        out.push("quotes:".to_string());
+        for q in &s.quotes {
+            out.push(format!("  > \"{}\"", q.text));
+            match (&q.snapshot, &q.selector) {
+                (Some(hash), Some(sel)) => out.push(format!(
+                    "    checked against snapshot {hash} at chars {}–{}, attached {}",
+                    sel.start, sel.end, q.added
+                )),
+                _ => out.push(format!(
+                    "    imported from sources.py without page text (not re-checkable), added {}",
+                    q.added
+                )),
+            }
+        }
+    }
+    out.push("history:".to_string());
+    for e in &d.history {
+        out.push(format!("  {}", log_line(e)));
+    }
+    out
+}
+
+/// Writes `items` as a pretty JSON array, one item at a time, so that a million
+/// sources never sit in memory at once. Matches `json.dumps(indent=2)` for these shapes.
+pub fn json_array<T: Serialize, E: From<io::Error>>(
+    out: &mut dyn Write,
+    items: impl Iterator<Item = Result<T, E>>,
+) -> Result<(), E> {
+    let mut first = true;
+    for item in items {
+        let item = item?;
+        out.write_all(if first { b"[\n" } else { b",\n" })?;
+        first = false;
+        let text = serde_json::to_string_pretty(&item).map_err(io::Error::other)?;
+        for (i, line) in text.lines().enumerate() {
+            if i > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b"  ")?;
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(if first { b"[]\n" } else { b"\n]\n" })?;
+    Ok(())
+}

@@ -1,0 +1,537 @@
+//! Read-only views of a ledger: sources, quotes, the log and per-source history, as the
+//! commands present them. Everything streams from one consistent redb snapshot.
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use cite_store::event::{self, Epoch, Event, Origin, Record, Seq, SourceId};
+use cite_store::{Reader, Store, StoreError, StoredSource};
+
+use super::{Error, Result, Source, quote_of, source_of};
+use cite_core::model::{
+    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, RouteCount, SourceDetail,
+    SourceEntry,
+};
+
+/// A consistent read-only snapshot of one epoch of a ledger.
+pub struct View {
+    // Declared before the store so it is dropped first: a read transaction of a
+    // writable redb handle fails once its database is closed.
+    reader: Option<Reader>,
+    _store: Option<Store>,
+    epoch: Epoch,
+    current: Epoch,
+}
+
+impl View {
+    pub(super) fn new(store: Option<Store>, epoch: Option<u64>) -> Result<View> {
+        let reader = store.as_ref().map(Store::read).transpose()?;
+        let current = match &reader {
+            None => Epoch::FIRST,
+            Some(r) => r.epoch()?,
+        };
+        let epoch = match epoch {
+            None => current,
+            Some(n) if n >= 1 && n <= current.0 => Epoch(n),
+            Some(n) => {
+                return Err(Error::UnknownEpoch {
+                    asked: n,
+                    current: current.0,
+                });
+            }
+        };
+        Ok(View {
+            reader,
+            _store: store,
+            epoch,
+            current,
+        })
+    }
+
+    /// A source with its quotes, from its stored row.
+    fn full(&self, s: StoredSource) -> Result<Source> {
+        let quotes = match (&self.reader, s.row.quotes) {
+            (Some(r), n) if n > 0 => r.quotes(s.epoch, s.id)?.into_iter().map(quote_of).collect(),
+            _ => Vec::new(),
+        };
+        Ok(source_of(s.id, s.row, quotes))
+    }
+}
+
+/// An origin as the log shows it: the time in RFC 3339.
+pub(crate) fn origin_view(origin: &Origin) -> OriginView {
+    {
+        let time = OffsetDateTime::from_unix_timestamp_nanos(origin.at_ns)
+            .ok()
+            .and_then(|t| t.format(&Rfc3339).ok())
+            .unwrap_or_else(|| format!("@{}ns", origin.at_ns));
+        OriginView {
+            time,
+            pid: origin.pid,
+            actor: origin.actor.clone(),
+            command: origin.command.clone(),
+        }
+    }
+}
+
+/// Gives each transaction's origin to the first entry of it that a listing shows, and
+/// a pointer to that entry to the others. A write transaction's records are
+/// consecutive in the log and listings go in seq order, so remembering the last
+/// transaction shown suffices, and a listing that skips records (`--id`, `--epoch`)
+/// still finds its origin on the first entry it does show.
+#[derive(Default)]
+struct OncePerTransaction {
+    /// The first seq of the last transaction shown, and the seq of its entry that
+    /// carries the origin.
+    last: Option<(Seq, Seq)>,
+}
+
+impl OncePerTransaction {
+    /// The origin for the entry of `record` at `seq`; `resolve` is called only for an
+    /// entry that must carry it.
+    fn origin(
+        &mut self,
+        seq: Seq,
+        record: &Record,
+        resolve: impl FnOnce() -> Result<OriginView>,
+    ) -> Result<EntryOrigin> {
+        let transaction = record.provenance.transaction(seq);
+        match self.last {
+            Some((t, shown)) if t == transaction => Ok(EntryOrigin::SameTransactionAs {
+                same_transaction_as: shown.0,
+            }),
+            _ => {
+                self.last = Some((transaction, seq));
+                Ok(EntryOrigin::Shown(resolve()?))
+            }
+        }
+    }
+
+    /// The entry for `record` at `seq`, whose origin the log stream resolved.
+    fn entry(
+        &mut self,
+        seq: Seq,
+        record: &Record,
+        hash: &event::Hash,
+        origin: &Origin,
+    ) -> Result<LogEntry> {
+        let origin = self.origin(seq, record, || Ok(origin_view(origin)))?;
+        Ok(entry(seq, record, hash, origin))
+    }
+}
+
+/// An event as the log shows it.
+fn event_view(event: &Event) -> EventView {
+    {
+        match event {
+            Event::SourceAdded(a) => EventView::SourceAdded {
+                epoch: a.epoch.0,
+                id: a.id.0,
+                url: a.url.clone(),
+                url_given: a.url_given.clone(),
+                title: a.title.clone(),
+                accessed: a.accessed.clone(),
+                via: a.via.clone(),
+            },
+            Event::TitleSet { epoch, id, title } => EventView::TitleSet {
+                epoch: epoch.0,
+                id: id.0,
+                title: title.clone(),
+            },
+            Event::Reset { new_epoch } => EventView::Reset {
+                new_epoch: new_epoch.0,
+            },
+            Event::QuoteAttached(q) => EventView::QuoteAttached {
+                epoch: q.epoch.0,
+                id: q.id.0,
+                text: q.text.clone(),
+                snapshot: event::hex(&q.snapshot),
+                start: q.selector.start,
+                end: q.selector.end,
+                added: q.added.clone(),
+            },
+            Event::SnapshotStored {
+                epoch,
+                id,
+                snapshot,
+            } => EventView::SnapshotStored {
+                epoch: epoch.0,
+                id: id.0,
+                snapshot: event::hex(snapshot),
+            },
+            Event::Imported {
+                epoch,
+                from,
+                sources,
+                quotes,
+            } => EventView::Imported {
+                epoch: epoch.0,
+                from: from.clone(),
+                sources: *sources,
+                quotes: *quotes,
+            },
+            Event::QuoteImported {
+                epoch,
+                id,
+                text,
+                added,
+            } => EventView::QuoteImported {
+                epoch: epoch.0,
+                id: id.0,
+                text: text.clone(),
+                added: added.clone(),
+            },
+        }
+    }
+}
+
+fn entry(seq: Seq, record: &Record, hash: &event::Hash, origin: EntryOrigin) -> LogEntry {
+    LogEntry {
+        seq: seq.0,
+        origin,
+        event: event_view(&record.event),
+        hash: event::hex(hash),
+        prev: event::hex(&record.prev),
+    }
+}
+
+/// Which sources `list` shows: a filter, a page size and where the page starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListRequest {
+    /// Only sources whose URL or title contains this, ignoring case.
+    pub query: Option<String>,
+    /// Only sources registered with this route (`--via`).
+    pub via: Option<String>,
+    /// Only sources with ids above this one: the cursor a previous page gave, its last
+    /// id. Ids only grow, so paging while others add neither repeats nor skips a source.
+    pub after: u64,
+    /// At most this many sources; every match when `None`.
+    pub limit: Option<u64>,
+}
+
+impl ListRequest {
+    /// Whether this asks for anything but every source: a filter, a limit or a cursor.
+    pub fn is_paged(&self) -> bool {
+        self.is_filtered() || self.after > 0 || self.limit.is_some()
+    }
+
+    /// The id a cursor stands for: the last id of the page that gave it. Cursors are
+    /// meant to be copied, not made, but one made by hand does what it says.
+    pub fn after_cursor(cursor: &str) -> std::result::Result<u64, String> {
+        cursor.parse().map_err(|_| {
+            format!("cursor {cursor:?} is not one that list gave (copy it from the previous page)")
+        })
+    }
+
+    /// Whether only some sources match (a query or a route).
+    pub fn is_filtered(&self) -> bool {
+        self.query.is_some() || self.via.is_some()
+    }
+}
+
+impl View {
+    pub fn epoch(&self) -> Epoch {
+        self.epoch
+    }
+
+    /// The ledger's newest epoch.
+    pub fn current_epoch(&self) -> Epoch {
+        self.current
+    }
+
+    /// The page text stored under a blake3 hash, if any.
+    pub fn snapshot(&self, hash: &event::Hash) -> Result<Option<String>> {
+        match &self.reader {
+            None => Ok(None),
+            Some(r) => Ok(r.snapshot(hash)?),
+        }
+    }
+
+    /// The URL of source `id` and how many quotes it carries, without reading them.
+    pub fn brief(&self, id: u64) -> Result<Option<(String, u64)>> {
+        let found = match &self.reader {
+            None => None,
+            Some(r) => r.source(self.epoch, SourceId(id))?,
+        };
+        Ok(found.map(|s| (s.row.url, s.row.quotes)))
+    }
+
+    /// The id of the source whose canonical URL is `url`, if the epoch has one.
+    pub fn lookup(&self, url: &str) -> Result<Option<u64>> {
+        match &self.reader {
+            None => Ok(None),
+            Some(r) => Ok(r.lookup(self.epoch, url)?.map(|id| id.0)),
+        }
+    }
+
+    /// The newest epoch other than this one that has source `id`: a draft citing an id
+    /// its epoch lacks may have been written before a `reset`.
+    pub fn other_epoch_with(&self, id: u64) -> Result<Option<u64>> {
+        let Some(r) = &self.reader else {
+            return Ok(None);
+        };
+        for epoch in (1..=self.current.0).rev().filter(|&e| e != self.epoch.0) {
+            if r.source(Epoch(epoch), SourceId(id))?.is_some() {
+                return Ok(Some(epoch));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The epoch's ids as sorted inclusive ranges (one range when ids are dense).
+    pub fn id_ranges(&self) -> Result<Vec<(u64, u64)>> {
+        match &self.reader {
+            None => Ok(Vec::new()),
+            Some(r) => Ok(r.id_ranges(self.epoch)?),
+        }
+    }
+
+    /// How many sources of the epoch carry at least one quote.
+    pub fn quoted_count(&self) -> Result<u64> {
+        match &self.reader {
+            None => Ok(0),
+            Some(r) => Ok(r.quoted_count(self.epoch)?),
+        }
+    }
+
+    /// The sources with ids in `lo..=hi`, in id order, streamed.
+    pub fn sources_between(
+        &self,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<Source>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(
+                r.sources_between(self.epoch, lo, hi)?
+                    .map(|s| self.full(s.map_err(Error::from)?)),
+            )),
+        }
+    }
+
+    /// Every source of the epoch in id order, streamed.
+    pub fn sources(&self) -> Result<Box<dyn Iterator<Item = Result<Source>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(
+                r.sources(self.epoch)?
+                    .map(|s| self.full(s.map_err(Error::from)?)),
+            )),
+        }
+    }
+
+    pub fn count(&self) -> Result<u64> {
+        match &self.reader {
+            None => Ok(0),
+            Some(r) => Ok(r.count(self.epoch)?),
+        }
+    }
+
+    /// Source `id` of the epoch, or [`Error::UnknownSource`].
+    pub fn source(&self, id: u64) -> Result<Source> {
+        self.full(self.stored(id)?)
+    }
+
+    fn stored(&self, id: u64) -> Result<StoredSource> {
+        let found = match &self.reader {
+            None => None,
+            Some(r) => r.source(self.epoch, SourceId(id))?,
+        };
+        found.ok_or(Error::UnknownSource(id))
+    }
+
+    /// The log entries that concern source `id` of the epoch, in order.
+    pub fn history(&self, id: u64) -> Result<Vec<LogEntry>> {
+        self.stored(id)?;
+        let Some(r) = &self.reader else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        let mut once = OncePerTransaction::default();
+        for seq in r.history(self.epoch, SourceId(id))? {
+            let record = r.record(seq)?.ok_or(StoreError::Corrupted {
+                seq: seq.0,
+                reason: "history names a record that is not in the log".into(),
+            })?;
+            // The transaction's first record is rarely this source's (an `add` of many
+            // URLs), so the origin is looked up: once per transaction shown.
+            let origin = once.origin(seq, &record, || Ok(origin_view(&r.origin(seq, &record)?)))?;
+            out.push(entry(seq, &record, &record.hash(), origin));
+        }
+        Ok(out)
+    }
+
+    /// A source with its history.
+    pub fn detail(&self, id: u64) -> Result<SourceDetail> {
+        let stored = self.stored(id)?;
+        let url_given = stored.row.url_given.clone();
+        let snapshots = stored.row.snapshots.iter().map(event::hex).collect();
+        Ok(SourceDetail {
+            epoch: self.epoch.0,
+            source: self.full(stored)?,
+            url_given,
+            snapshots,
+            history: self.history(id)?,
+        })
+    }
+
+    /// Every record of the log, or with `only`, the records of that epoch (a reset
+    /// belongs to the epoch it starts), streamed.
+    pub fn log(
+        &self,
+        only: Option<Epoch>,
+    ) -> Result<Box<dyn Iterator<Item = Result<LogEntry>> + '_>> {
+        let Some(r) = &self.reader else {
+            return Ok(Box::new(std::iter::empty()));
+        };
+        let mut once = OncePerTransaction::default();
+        Ok(Box::new(r.records_with_origin()?.filter_map(move |item| {
+            let (seq, record, hash, origin) = match item {
+                Ok(item) => item,
+                Err(e) => return Some(Err(e.into())),
+            };
+            if only.is_some_and(|e| record.event.epoch() != e) {
+                return None;
+            }
+            Some(once.entry(seq, &record, &hash, &origin))
+        })))
+    }
+
+    /// Every source of the epoch in id order with its stored snapshot hashes, streamed.
+    pub fn source_entries(&self) -> Result<Box<dyn Iterator<Item = Result<SourceEntry>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(
+                r.sources(self.epoch)?
+                    .map(|s| self.full_entry(s.map_err(Error::from)?)),
+            )),
+        }
+    }
+
+    /// The sources with ids in `lo..=hi`, in id order, with their stored snapshot hashes,
+    /// streamed: what an export of a few ids reads, and no more.
+    pub fn source_entries_between(
+        &self,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<SourceEntry>> + '_>> {
+        match &self.reader {
+            None => Ok(Box::new(std::iter::empty())),
+            Some(r) => Ok(Box::new(
+                r.sources_between(self.epoch, lo, hi)?
+                    .map(|s| self.full_entry(s.map_err(Error::from)?)),
+            )),
+        }
+    }
+
+    /// A source with its quotes and snapshot hashes, from its stored row.
+    fn full_entry(&self, s: StoredSource) -> Result<SourceEntry> {
+        let snapshots = s.row.snapshots.iter().map(event::hex).collect();
+        Ok(SourceEntry {
+            source: self.full(s)?,
+            snapshots,
+        })
+    }
+
+    /// Every record of the log (all epochs: the chain spans them) with its stored
+    /// bytes, streamed. A record that does not decode, or whose provenance points
+    /// nowhere, is an error naming its seq.
+    pub fn chain(&self) -> Result<Box<dyn Iterator<Item = Result<ChainEntry>> + '_>> {
+        let Some(r) = &self.reader else {
+            return Ok(Box::new(std::iter::empty()));
+        };
+        let mut once = OncePerTransaction::default();
+        Ok(Box::new(r.raw_records_with_origin()?.map(move |item| {
+            let (seq, record, bytes, origin) = item?;
+            let hash = event::hash_bytes(&bytes);
+            Ok(ChainEntry {
+                entry: once.entry(seq, &record, &hash, &origin)?,
+                record: event::hex_bytes(&bytes),
+            })
+        })))
+    }
+
+    /// One page of the sources that match `req`, in id order (see [`ListRequest`]).
+    ///
+    /// Without a filter, only the page is read: the count of matches comes from the id
+    /// ranges, and the rows from the cursor on. With one, every row of the epoch is read
+    /// once to count the matches, but only the page's sources are built (quotes and
+    /// all); a substring search has no index to use.
+    pub fn list(&self, req: &ListRequest) -> Result<Page> {
+        let Some(r) = &self.reader else {
+            return Ok(Page {
+                sources: Vec::new(),
+                matched: 0,
+                next: None,
+            });
+        };
+        let limit = req.limit.unwrap_or(u64::MAX);
+        let first = req.after.saturating_add(1);
+        let mut page = Vec::new();
+        let mut more = false;
+        let matched = if !req.is_filtered() {
+            for s in r.sources_between(self.epoch, first, u64::MAX)? {
+                let s = s?;
+                if page.len() as u64 == limit {
+                    more = true;
+                    break;
+                }
+                page.push(self.full(s)?);
+            }
+            self.id_ranges()?.iter().map(|(lo, hi)| hi - lo + 1).sum()
+        } else {
+            let query = req.query.as_deref().map(str::to_lowercase);
+            let mut matched = 0;
+            for s in r.sources(self.epoch)? {
+                let s = s?;
+                let via_ok = req.via.is_none() || s.row.via == req.via;
+                let query_ok = query.as_deref().is_none_or(|q| {
+                    s.row.url.to_lowercase().contains(q) || s.row.title.to_lowercase().contains(q)
+                });
+                if !(via_ok && query_ok) {
+                    continue;
+                }
+                matched += 1;
+                if s.id.0 < first {
+                    continue;
+                }
+                if page.len() as u64 == limit {
+                    more = true;
+                } else {
+                    page.push(self.full(s)?);
+                }
+            }
+            matched
+        };
+        let next = if more {
+            page.last().map(|s| s.id)
+        } else {
+            None
+        };
+        Ok(Page {
+            sources: page,
+            matched,
+            next,
+        })
+    }
+
+    /// Sources per route, most common first; sources without a route last.
+    pub fn by_via(&self) -> Result<Vec<RouteCount>> {
+        let mut counts: std::collections::BTreeMap<Option<String>, u64> = Default::default();
+        for s in self.sources()? {
+            *counts.entry(s?.via).or_default() += 1;
+        }
+        let mut out: Vec<RouteCount> = counts
+            .into_iter()
+            .map(|(via, count)| RouteCount { via, count })
+            .collect();
+        out.sort_by(|a, b| {
+            (a.via.is_none(), std::cmp::Reverse(a.count), &a.via).cmp(&(
+                b.via.is_none(),
+                std::cmp::Reverse(b.count),
+                &b.via,
+            ))
+        });
+        Ok(out)
+    }
+}
