@@ -6,8 +6,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release --quiet
-cite() { ./target/release/cite "$@"; }
+# A cold release build takes minutes on a small machine: cargo's progress stays on stderr
+# so that it does not look like a hang. The binary is taken from where cargo says it put
+# it, since the target folder may be elsewhere ($CARGO_TARGET_DIR, a cargo config).
+echo "building cite (a few minutes the first time)…" >&2
+bin=$(cargo build --release --locked --message-format=json-render-diagnostics |
+    sed -n 's/.*"target":{"kind":\["bin"\][^}]*"name":"cite".*"executable":"\([^"]*\)".*/\1/p' |
+    tail -n 1)
+if [ ! -x "$bin" ]; then
+    echo "quickstart: cargo reported no cite binary" >&2
+    exit 1
+fi
+cite() { "$bin" "$@"; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

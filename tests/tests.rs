@@ -29,6 +29,8 @@
 //! - `first_minutes`: issue 12 — help text, closed pipes, URL schemes, notes to a new user
 //! - `hook`: issue 12 — `cite hook claude-code` fed recorded payloads of every shape
 //! - `skill`: issue 12 — the skill file's format, and that its commands and flags exist
+//! - `docs`: issue 24 — every command and flag the README and docs/ name exists, their
+//!   links and anchors resolve, the README stays short, the man pages are current
 //! - `hardening`: issue 8 — ids never repeat, hostile lock files, kills at creation,
 //!   bounded waits behind stopped processes, fair maintenance, audits of damaged files
 //! - `layers`: no module names one above it (ARCHITECTURE.md)
@@ -68,6 +70,8 @@ mod concurrency;
 mod crash;
 #[path = "it/crash_loop.rs"]
 mod crash_loop;
+#[path = "it/docs.rs"]
+mod docs;
 #[path = "it/export.rs"]
 mod export;
 #[path = "it/first_minutes.rs"]

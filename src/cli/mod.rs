@@ -46,9 +46,9 @@ use cite_ledger::{Context, Ledger};
 #[derive(Parser, Debug)]
 #[command(name = "cite", version, about, max_term_width = 100)]
 pub struct Cli {
-    /// Ledger file (default: $CITE_LEDGER, else $HERMES_CITATION_LEDGER, else
-    /// $XDG_DATA_HOME/cite/ledger.redb)
-    #[arg(long, global = true, value_name = "PATH")]
+    /// Ledger: a file, or a postgres:// URL (default: $CITE_LEDGER, else
+    /// $HERMES_CITATION_LEDGER, else $XDG_DATA_HOME/cite/ledger.redb)
+    #[arg(long, global = true, value_name = "PATH|URL")]
     ledger: Option<PathBuf>,
 
     /// Longest wait, in seconds, for another process holding the ledger [default: 30; 2
@@ -152,7 +152,8 @@ pub struct Env<'a> {
 
 /// The command line as clap sees it: [`Cli`], with the global flags that mean nothing
 /// to `completions` hidden from its help (they are still accepted there, as anywhere).
-pub(crate) fn command() -> clap::Command {
+/// Public for what is generated from it outside the binary: the man pages.
+pub fn command() -> clap::Command {
     let cmd = Cli::command();
     // clap copies a global flag into each subcommand when the command is built, unless
     // the subcommand has one of that name already: a hidden copy there keeps it out of
