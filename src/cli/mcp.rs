@@ -16,7 +16,7 @@ const TOKEN_VAR: &str = "CITE_MCP_TOKEN";
 /// Shown under `cite mcp --help`: the server is started by an agent, never by hand, so
 /// the help says how to tell the agent about it.
 pub const AFTER_HELP: &str = "\
-Tools: add, ingest, quote, list, show, reset, render, verify. Over stdio, stdout carries only
+Tools: add, ingest, quote, list, show, reset, render, verify, export. Over stdio, stdout carries only
 protocol messages; with --http [HOST:]PORT the same tools are served over Streamable HTTP
 (bearer token from --token-file or $CITE_MCP_TOKEN).
 
