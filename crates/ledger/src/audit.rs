@@ -194,6 +194,17 @@ fn check_evidence(
     report: &mut AuditReport,
     findings: &mut Findings,
 ) -> Result<(), StoreError> {
+    check_snapshots(reader, report, findings)?;
+    check_quotes(reader, report, findings)?;
+    check_snapshots_named(reader, findings)
+}
+
+/// Each stored page text hashes to its key and is UTF-8.
+fn check_snapshots(
+    reader: &Reader,
+    report: &mut AuditReport,
+    findings: &mut Findings,
+) -> Result<(), StoreError> {
     for item in reader.snapshot_entries()? {
         let (key, text) = item?;
         report.snapshots += 1;
@@ -216,7 +227,15 @@ fn check_evidence(
             ));
         }
     }
+    Ok(())
+}
 
+/// Each quote is found again in its snapshot, where its selector says it is.
+fn check_quotes(
+    reader: &Reader,
+    report: &mut AuditReport,
+    findings: &mut Findings,
+) -> Result<(), StoreError> {
     // Quotes of a source usually share its snapshot: keep the last one read.
     let mut page: Option<(Hash, Option<String>)> = None;
     for item in reader.quote_entries()? {
@@ -235,14 +254,13 @@ fn check_evidence(
         };
         report.quotes_rechecked += 1;
         if page.as_ref().is_none_or(|(h, _)| *h != hash) {
-            let text = match reader.snapshot(&hash) {
-                Ok(text) => text,
+            match reader.snapshot(&hash) {
+                Ok(text) => page = Some((hash, text)),
                 Err(e) => {
                     findings.push(Finding::entry("quotes", at, store_problem(e).reason));
                     continue;
                 }
-            };
-            page = Some((hash, text));
+            }
         }
         let Some((_, Some(text))) = &page else {
             findings.push(Finding::entry(
@@ -252,33 +270,36 @@ fn check_evidence(
             ));
             continue;
         };
-        let Some(found) = evidence::find(&row.text, text) else {
-            findings.push(Finding::entry(
-                "quotes",
-                at,
-                format!(
-                    "the quote is not found in its snapshot {}",
-                    event::hex(&hash)
-                ),
-            ));
-            continue;
-        };
-        let (start, end) = (found.start, found.end);
-        if row.selector != Some(crate::text_quote(found)) {
-            let stored = match &row.selector {
-                Some(s) => format!("chars {}–{}", s.start, s.end),
-                None => "none".to_string(),
-            };
-            findings.push(Finding::entry(
-                "quotes",
-                at,
-                format!(
-                    "its stored selector ({stored}) is not where the quote sits in its snapshot (chars {start}–{end})"
-                ),
-            ));
+        if let Some(reason) = misplaced_quote(&row, text, &hash) {
+            findings.push(Finding::entry("quotes", at, reason));
         }
     }
+    Ok(())
+}
 
+/// Why `row` is not where it says in `text` (its snapshot, `hash`), if it is not.
+fn misplaced_quote(row: &QuoteRow, text: &str, hash: &Hash) -> Option<String> {
+    let Some(found) = evidence::find(&row.text, text) else {
+        return Some(format!(
+            "the quote is not found in its snapshot {}",
+            event::hex(hash)
+        ));
+    };
+    let (start, end) = (found.start, found.end);
+    if row.selector == Some(crate::text_quote(found)) {
+        return None;
+    }
+    let stored = match &row.selector {
+        Some(s) => format!("chars {}–{}", s.start, s.end),
+        None => "none".to_string(),
+    };
+    Some(format!(
+        "its stored selector ({stored}) is not where the quote sits in its snapshot (chars {start}–{end})"
+    ))
+}
+
+/// Every page text a source names (`add --snapshot`) is stored.
+fn check_snapshots_named(reader: &Reader, findings: &mut Findings) -> Result<(), StoreError> {
     let current = reader.epoch()?;
     for epoch in 1..=current.0 {
         for s in reader.sources(Epoch(epoch))? {

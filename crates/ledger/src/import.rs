@@ -456,37 +456,12 @@ fn check_entry(raw: RawEntry, position: u64, from: &str) -> Result<Entry, Import
     };
     let quotes = match raw.quotes {
         None => Vec::new(),
-        Some(Value::Array(items)) => {
-            let mut out = Vec::with_capacity(items.len());
-            for (j, item) in items.into_iter().enumerate() {
-                let n = j + 1;
-                let Value::Object(mut q) = item else {
-                    return Err(bad(format!(
-                        "{at}: quote {n} is {}, not an object",
-                        kind(&item)
-                    )));
-                };
-                let text = match q.remove("text") {
-                    Some(Value::String(s)) if !s.trim().is_empty() => s,
-                    Some(Value::String(_)) => {
-                        return Err(bad(format!("{at}: quote {n} has an empty \"text\"")));
-                    }
-                    _ => return Err(bad(format!("{at}: quote {n} has no string \"text\""))),
-                };
-                let added = match q.remove("added") {
-                    None | Some(Value::Null) => String::new(),
-                    Some(Value::String(s)) => s,
-                    Some(v) => {
-                        return Err(bad(format!(
-                            "{at}: quote {n}: \"added\" is {}, not a string",
-                            kind(&v)
-                        )));
-                    }
-                };
-                out.push(QuoteEntry { text, added });
-            }
-            out
-        }
+        Some(Value::Array(items)) => (1..)
+            .zip(items)
+            .map(|(n, item)| {
+                check_quote_entry(item).map_err(|why| bad(format!("{at}: quote {n}{why}")))
+            })
+            .collect::<Result<_, _>>()?,
         Some(v) => {
             return Err(bad(format!("{at}: \"quotes\" is {}, not a list", kind(&v))));
         }
@@ -500,6 +475,24 @@ fn check_entry(raw: RawEntry, position: u64, from: &str) -> Result<Entry, Import
         via,
         quotes,
     })
+}
+
+/// Checks one quote of an entry; what is wrong with it, worded to follow "quote N".
+fn check_quote_entry(item: Value) -> Result<QuoteEntry, String> {
+    let Value::Object(mut q) = item else {
+        return Err(format!(" is {}, not an object", kind(&item)));
+    };
+    let text = match q.remove("text") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
+        Some(Value::String(_)) => return Err(" has an empty \"text\"".to_string()),
+        _ => return Err(" has no string \"text\"".to_string()),
+    };
+    let added = match q.remove("added") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s,
+        Some(v) => return Err(format!(": \"added\" is {}, not a string", kind(&v))),
+    };
+    Ok(QuoteEntry { text, added })
 }
 
 impl Ledger {

@@ -20,6 +20,7 @@ use serde::Serialize;
 use super::backend::{Key3, PAGE, StoreResult, Tables, TablesMut, paged};
 use super::event::{self, Event, Provenance, Record, Seq};
 use super::finding::{Finding, Findings, Place};
+use super::head::read_head;
 use super::materialize;
 use super::redbfile::RedbWrite;
 use super::tables::{
@@ -27,7 +28,7 @@ use super::tables::{
     QuoteRow, STORE_FORMAT, SourceRow,
 };
 use super::tally::Tally;
-use super::{Head, Reader, Store, StoreError, read_head};
+use super::{Head, Reader, Store, StoreError};
 
 /// What a replay went through: the log and the views it gives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
