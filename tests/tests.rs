@@ -22,6 +22,7 @@
 //!   as stdio
 //! - `crash`: writers killed with SIGKILL mid-write
 //! - `audit`: audit on sound, rebuilt and damaged stores
+//! - `audit_disk`: issue 24 — audit on a full disk (a tmpfs in a private mount namespace)
 //! - `rebuild`: rebuilt stores answer as before; the exclusive lock
 //! - `crash_loop`: a writer killed at random moments, many times
 //! - `tex`: issue 12 — the BibTeX and BibLaTeX outputs typeset by lualatex + biber and
@@ -48,6 +49,8 @@ mod util;
 
 #[path = "it/audit.rs"]
 mod audit;
+#[path = "it/audit_disk.rs"]
+mod audit_disk;
 #[path = "it/backends.rs"]
 mod backends;
 #[path = "it/bad_state.rs"]

@@ -29,7 +29,13 @@ pub(super) fn report_verdict(
         writeln!(env.out, "{text}")?;
     } else if report.ok {
         writeln!(env.out, "{}", summary(&report))?;
+        for note in &report.notes {
+            writeln!(env.out, "note: {note}")?;
+        }
     } else {
+        for note in &report.notes {
+            writeln!(env.out, "note: {note}")?;
+        }
         env.out.flush()?;
         for p in &report.problems {
             eprintln!("FAIL: {p}");

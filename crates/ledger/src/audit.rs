@@ -43,6 +43,10 @@ pub struct AuditReport {
     pub problems: Vec<Finding>,
     /// Problems found beyond those listed.
     pub problems_omitted: u64,
+    /// What the audit did another way than usual, or could not do, and why: a check run
+    /// on a copy in memory because no disk had room (left out when there is none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What `rebuild` recomputed.
@@ -111,9 +115,11 @@ impl Ledger {
                 return Ok(());
             }
         };
-        for f in store.check_file()? {
+        let checked = store.check_file()?;
+        for f in checked.findings {
             findings.push(f);
         }
+        report.notes.extend(checked.notes);
         // Dropped before the store: a read transaction outliving its database fails.
         let reader = match store.read() {
             Ok(r) => r,
@@ -129,6 +135,7 @@ impl Ledger {
         report.epochs = r.epochs.max(1);
         report.sources = r.sources;
         report.quotes = r.quotes;
+        report.notes.extend(log.notes);
         for f in log.findings.kept {
             findings.push(f);
         }

@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 use super::StoreError;
-use super::finding::Finding;
+use super::finding::Checked;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
@@ -138,7 +138,7 @@ pub trait Backend: Send {
     fn write(&self, wait: Duration, body: &mut WriteBody<'_>) -> StoreResult<()>;
     /// Problems of the storage itself that a read of the tables does not see (a redb
     /// file's free pages); none where the engine checks itself.
-    fn check(&self) -> StoreResult<Vec<Finding>>;
+    fn check(&self) -> StoreResult<Checked>;
     /// For a store kept open between writes: whether it still names what it opened.
     fn still_current(&self) -> bool {
         true

@@ -136,6 +136,33 @@ pub enum StoreError {
     Abandoned,
 }
 
+impl StoreError {
+    /// Whether this is a disk (or quota) with no room left: a scratch file elsewhere, or
+    /// in memory, may still do.
+    pub fn is_storage_full(&self) -> bool {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(e) = source {
+            if let Some(io) = e.downcast_ref::<std::io::Error>()
+                && io_is_storage_full(io)
+            {
+                return true;
+            }
+            source = e.source();
+        }
+        // redb wraps its backend's I/O error in its own types without always exposing it
+        // as a source; its message keeps the OS error.
+        let text = self.to_string();
+        text.contains("(os error 28)") || text.contains("(os error 122)")
+    }
+}
+
+/// ENOSPC or EDQUOT.
+pub fn io_is_storage_full(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::StorageFull
+        || e.kind() == std::io::ErrorKind::QuotaExceeded
+        || matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+}
+
 /// Seconds for messages: `0.3`, `1`, `2.5`.
 pub(crate) fn seconds(d: Duration) -> String {
     let text = format!("{:.3}", d.as_secs_f64());

@@ -77,6 +77,14 @@ impl fmt::Display for Finding {
     }
 }
 
+/// What a check found, and what it could not do the usual way (a note for the reader,
+/// not a problem of the ledger: the file check ran on a copy in memory, say).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Checked {
+    pub findings: Vec<Finding>,
+    pub notes: Vec<String>,
+}
+
 /// Findings in the order found, the first [`MAX_FINDINGS`] kept.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Findings {

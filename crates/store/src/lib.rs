@@ -102,7 +102,7 @@ impl Store {
     }
 
     /// Problems of the storage itself that reading the tables does not show.
-    pub fn check_file(&self) -> Result<Vec<finding::Finding>, StoreError> {
+    pub fn check_file(&self) -> Result<finding::Checked, StoreError> {
         self.backend.check()
     }
 

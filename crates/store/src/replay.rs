@@ -14,7 +14,8 @@ use std::cmp::Ordering;
 use std::iter::Peekable;
 use std::time::Duration;
 
-use redb::{Builder, backends::FileBackend};
+use redb::backends::{FileBackend, InMemoryBackend};
+use redb::{Builder, StorageBackend};
 use serde::Serialize;
 
 use super::backend::{Key3, PAGE, StoreResult, Tables, TablesMut, paged};
@@ -50,6 +51,8 @@ pub struct Replayed {
 pub struct LogAudit {
     pub replayed: Replayed,
     pub findings: Findings,
+    /// What the audit did another way than usual (replayed in memory, on a full disk).
+    pub notes: Vec<String>,
 }
 
 /// Why a walk of the log stopped.
@@ -393,28 +396,49 @@ pub struct Copied {
 }
 
 impl Reader {
-    /// Replays the log into views in memory and compares them with the stored ones. The
+    /// Replays the log into scratch views and compares them with the stored ones. The
     /// first problem of the log stops the replay (and the comparison, which would only
     /// echo it); every differing table entry is reported.
     pub fn audit_log(&self) -> LogAudit {
         let mut out = LogAudit::default();
-        if let Err(e) = self.audit_into(&mut out) {
-            out.findings.push(Finding::store(e));
+        match self.audit_on_disk(&mut out) {
+            Ok(()) => {}
+            // A full disk is no fault of the ledger (issue 24): replay in memory instead.
+            Err(e) if e.is_storage_full() => {
+                out = LogAudit::default();
+                out.notes.push(
+                    "the temporary folder had no room for the replay's scratch file: the log was replayed in memory".to_string(),
+                );
+                if let Err(e) = self.audit_with(&mut out, InMemoryBackend::new()) {
+                    out.findings.push(Finding::store(e));
+                }
+            }
+            Err(e) => out.findings.push(Finding::store(e)),
         }
         out
     }
 
-    fn audit_into(&self, out: &mut LogAudit) -> Result<(), StoreError> {
-        // Replayed into an anonymous temporary file rather than memory: redb spills dirty
-        // pages past its cache, so a million-source audit stays within a few MiB.
+    /// [`Reader::audit_with`] an anonymous temporary file, rather than memory: redb
+    /// spills dirty pages past its cache, so a million-source audit stays within a few
+    /// MiB.
+    fn audit_on_disk(&self, out: &mut LogAudit) -> Result<(), StoreError> {
         let scratch = tempfile::tempfile().map_err(|source| StoreError::Io {
             action: "create a scratch file for the replay in",
             path: std::env::temp_dir(),
             source,
         })?;
+        self.audit_with(out, FileBackend::new(scratch)?)
+    }
+
+    /// Replays the log into views held by `scratch`, then compares.
+    fn audit_with(
+        &self,
+        out: &mut LogAudit,
+        scratch: impl StorageBackend,
+    ) -> Result<(), StoreError> {
         let mem = Builder::new()
             .set_cache_size(4 << 20)
-            .create_with_backend(FileBackend::new(scratch)?)?;
+            .create_with_backend(scratch)?;
         let txn = mem.begin_write()?;
         let mut views = RedbWrite::new(&txn)?;
         let tables = self.tables();

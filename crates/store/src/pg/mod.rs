@@ -23,7 +23,7 @@ use postgres::{Client, Config, NoTls};
 
 use super::StoreError;
 use super::backend::{Backend, LockMode, StoreResult, Tables, WriteBody};
-use super::finding::{Finding, Place};
+use super::finding::{Checked, Finding, Place};
 use tables::{PgTables, Pooled};
 
 pub use schema::SCHEMA_VERSION;
@@ -450,7 +450,7 @@ impl Backend for PgStore {
         }
     }
 
-    fn check(&self) -> StoreResult<Vec<Finding>> {
+    fn check(&self) -> StoreResult<Checked> {
         // The row counts kept beside the views must be the tables' own.
         let mut client = self.take()?;
         let rows = client
@@ -464,7 +464,7 @@ impl Backend for PgStore {
             )
             .map_err(|e| self.failed(&e))?;
         self.give_back(client);
-        Ok(rows
+        let findings = rows
             .iter()
             .filter(|r| r.get::<_, i64>(1) != r.get::<_, i64>(2))
             .map(|r| Finding {
@@ -478,7 +478,11 @@ impl Backend for PgStore {
                     r.get::<_, i64>(2)
                 ),
             })
-            .collect())
+            .collect();
+        Ok(Checked {
+            findings,
+            notes: Vec::new(),
+        })
     }
 }
 

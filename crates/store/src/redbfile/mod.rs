@@ -21,7 +21,7 @@ use redb::{Database, ReadOnlyDatabase, ReadableDatabase, TransactionError, Write
 
 use super::StoreError;
 use super::backend::{Backend, LockMode, StoreResult, Tables, WriteBody};
-use super::finding::Finding;
+use super::finding::Checked;
 use file::Deadline;
 use lock::LedgerLock;
 
@@ -155,7 +155,7 @@ impl Backend for RedbStore {
         Ok(())
     }
 
-    fn check(&self) -> StoreResult<Vec<Finding>> {
+    fn check(&self) -> StoreResult<Checked> {
         self.check_file()
     }
 
