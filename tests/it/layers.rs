@@ -435,3 +435,73 @@ fn the_path_reader_sees_groups_super_and_nested_paths() {
     let from_mod = named_paths("use super::x;", &m("a::b"), true);
     assert_eq!(from_mod, [m("a::x")]);
 }
+
+/// Issue 24: every `unsafe` block says why it is sound, in a `// SAFETY:` comment on the
+/// lines just above it (or the comment that covers a group of calls). The few there are
+/// call libc for what no safe crate in the tree offers (byte-range OFD locks).
+#[test]
+fn every_unsafe_block_has_a_safety_comment() {
+    let mut missing = Vec::new();
+    let mut dirs = vec![
+        root().join("src"),
+        root().join("crates"),
+        root().join("tests"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if !path.ends_with("node_modules") {
+                    dirs.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                let code = without_strings(line.split("//").next().unwrap_or(""));
+                if !code.contains("unsafe {") && !code.contains("unsafe fn") {
+                    continue;
+                }
+                let above = &lines[i.saturating_sub(4)..=i];
+                if !above.iter().any(|l| l.contains("SAFETY:")) {
+                    missing.push(format!(
+                        "{}:{}: {}",
+                        path.strip_prefix(root()).unwrap().display(),
+                        i + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "unsafe without a SAFETY comment:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// `line` with the text of its string literals dropped (`"…"` kept as `""`).
+fn without_strings(line: &str) -> String {
+    let mut out = String::new();
+    let mut in_string = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (in_string, c) {
+            (true, '\\') => {
+                chars.next();
+            }
+            (_, '"') => {
+                in_string = !in_string;
+                out.push('"');
+            }
+            (true, _) => {}
+            (false, c) => out.push(c),
+        }
+    }
+    out
+}

@@ -401,24 +401,13 @@ fn at_socket<T>(socket: &Path, f: impl FnOnce(&Path) -> io::Result<T>) -> io::Re
 }
 
 /// Whether the process at the other end runs as this process's user (Linux: the
-/// kernel's record of the peer; elsewhere the socket's mode is all there is).
+/// kernel's record of the peer, `SO_PEERCRED`; elsewhere the socket's mode is all there
+/// is). Through rustix, so that no unsafe code is needed.
 fn same_user(stream: &UnixStream) -> bool {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: `ucred` is plain data; the kernel fills it in for a valid descriptor.
-        let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-        let r = unsafe {
-            libc::getsockopt(
-                stream.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_PEERCRED,
-                (&mut cred as *mut libc::ucred).cast(),
-                &mut len,
-            )
-        };
-        // SAFETY: geteuid cannot fail.
-        r == 0 && cred.uid == unsafe { libc::geteuid() }
+        rustix::net::sockopt::socket_peercred(stream)
+            .is_ok_and(|cred| cred.uid == rustix::process::geteuid())
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -430,15 +419,7 @@ fn same_user(stream: &UnixStream) -> bool {
 /// The machine's monotonic clock (`CLOCK_MONOTONIC`), in nanoseconds: comparable between
 /// processes, unlike an `Instant`, and never set back, unlike the wall clock.
 fn monotonic_ns() -> u64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid clock id and a pointer to a live timespec.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-    if r != 0 {
-        return 0;
-    }
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     (now.tv_sec as u64)
         .saturating_mul(1_000_000_000)
         .saturating_add(now.tv_nsec as u64)

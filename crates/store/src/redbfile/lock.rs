@@ -29,9 +29,9 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-// Called as `FileExt::try_lock(&file)`: std's inherent `File::try_lock` would otherwise
-// shadow the trait method and behave differently on some platforms.
-use fs4::{FileExt, TryLockError};
+// std's file locks (Rust 1.89): `flock(2)` on Unix, as fs4's were, so a lock taken by an
+// older cite excludes a newer one and the other way round.
+use std::fs::TryLockError;
 
 use super::StoreError;
 
@@ -54,7 +54,7 @@ impl Drop for LedgerLock {
     fn drop(&mut self) {
         // Closing the file releases both locks anyway; unlocking first makes the release
         // immediate even if a duplicate descriptor is still open somewhere.
-        let _ = FileExt::unlock(&self.file);
+        let _ = self.file.unlock();
         if self.mode == LockMode::Maintenance {
             let _ = turnstile::release(&self.file);
         }
@@ -137,7 +137,7 @@ pub fn acquire(ledger: &Path, mode: LockMode, wait: Duration) -> Result<LedgerLo
 /// dropped its own, which releases the lock; one whose holder never lets go stays
 /// blocked, harmlessly, until the process ends.
 fn wait_for_turn(file: &File, deadline: Instant) -> io::Result<bool> {
-    match FileExt::try_lock(file) {
+    match file.try_lock() {
         Ok(()) => return Ok(true),
         Err(TryLockError::WouldBlock) => {}
         Err(TryLockError::Error(e)) => return Err(e),
@@ -151,7 +151,7 @@ fn wait_for_turn(file: &File, deadline: Instant) -> io::Result<bool> {
     thread::Builder::new()
         .name("cite-lock-wait".into())
         .spawn(move || {
-            let got = FileExt::lock(&waiter);
+            let got = waiter.lock();
             // Fails only when the waiter has gone; `waiter` is dropped either way.
             let _ = tx.send(got);
         })?;
