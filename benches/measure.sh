@@ -10,8 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-50}"
 
-cargo build --release --quiet
-CITE="$PWD/target/release/cite"
+. benches/release-bin.sh
 [ -x "$CITE" ] || { echo "no release binary at $CITE" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time (GNU time) is required" >&2; exit 1; }
 

@@ -21,8 +21,7 @@ cd "$(dirname "$0")/.."
 RUNS="${RUNS:-50}"
 WRITES="${WRITES:-100}"
 
-cargo build --release --quiet
-CITE="$PWD/target/release/cite"
+. benches/release-bin.sh
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/cite-pgbench.XXXXXX")"
 server=""
 bouncer=""

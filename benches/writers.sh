@@ -12,8 +12,7 @@ cd "$(dirname "$0")/.."
 WRITERS="${1:-32}"
 ADDS="${2:-1000}"
 if [ -z "${CITE:-}" ]; then
-    cargo build --release --quiet
-    CITE="$PWD/target/release/cite"
+    . benches/release-bin.sh
 fi
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/cite-writers.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
