@@ -2,7 +2,7 @@
 //! hooks, and the answer that tells the model their ids.
 //!
 //! Pure: it reads a payload given as text and returns data and text; the CLI (`cite hook`)
-//! reads stdin, registers the URLs through [`Ledger::register_found`](crate::Ledger) and
+//! reads stdin, registers the URLs through [`Ledger::register_found`](cite_ledger::Ledger::register_found) and
 //! prints. Registration then happens as a side effect of fetching, which is what the skill
 //! asks the model to do by hand ("register every source at retrieval time").
 //!

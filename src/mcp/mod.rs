@@ -4,7 +4,7 @@
 //! Nine tools — `add`, `ingest`, `quote`, `list`, `show`, `reset`, `render`, `verify`,
 //! `export` — each calling the same library functions as its CLI command (see
 //! [`tools`]), with the advice in their findings worded as tool calls, not shell commands.
-//! Ids come as numbers or digit strings ([`lenient`]), as models send them. A tool
+//! Ids come as numbers or digit strings (`lenient`), as models send them. A tool
 //! answers with the lines the command prints as text content and the same data as
 //! structured content (always a JSON object, matching the tool's `outputSchema`). Every
 //! schema is made strict once, at start-up ([`schema`]), and every line the client

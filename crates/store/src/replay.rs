@@ -5,7 +5,7 @@
 //! record's stored bytes; the first is all zeros; the stored head names the last seq
 //! and hash) and for its provenance (`SameAs(first)` points at the first record of its
 //! own transaction, which carries the origin), then applied with
-//! [`materialize::apply`], the code path of live writes. A rebuild applies it to the
+//! `materialize::apply`, the code path of live writes. A rebuild applies it to the
 //! store's own emptied views, in one transaction; an audit applies it to views in a
 //! scratch database (a temporary redb file, whatever the backend) and compares them, entry
 //! by entry, with the stored ones.

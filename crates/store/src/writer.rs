@@ -155,7 +155,7 @@ impl<'t> Writer<'t> {
 
     /// Appends `event` to the log and applies it to the views. Refused, before anything
     /// of it is written, when the tally or the views say it must not happen (see
-    /// [`materialize::apply`]).
+    /// `materialize::apply`).
     pub fn append(&mut self, event: Event) -> Result<Seq, StoreError> {
         let seq = Seq(self
             .head

@@ -3,7 +3,7 @@
 //! One file per format, each a set of pure functions from domain values
 //! ([`SourceEntry`], [`crate::model::ChainEntry`]) to text, plus a streaming writer that frames them,
 //! so a large ledger is written one source at a time. Reading (`import` of a
-//! `sources.py` ledger) is a ledger operation and lives in [`crate::model::import`].
+//! `sources.py` ledger) is a ledger operation and lives in `cite_ledger::import`.
 //!
 //! - [`jsonl`]: every record of the log with its hash, its predecessor's hash and its
 //!   stored bytes, so the chain can be re-checked without `cite`;
