@@ -7,8 +7,8 @@
 
 use std::collections::HashSet;
 
-use cite_ledger::ingest::{Found, Skipped, find_urls, find_urls_in_tool_output};
 use cite_core::url::canonicalize;
+use cite_ledger::ingest::{Found, Skipped, find_urls, find_urls_in_tool_output};
 use libfuzzer_sys::fuzz_target;
 
 fn check(found: &[Found], skipped: &[Skipped]) {
