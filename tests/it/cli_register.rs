@@ -685,8 +685,9 @@ fn has_terminal_controls(text: &str) -> bool {
     })
 }
 
+/// Issue 9.
 #[test]
-fn issue9_titles_with_terminal_escapes_are_defused_at_registration() {
+fn titles_with_terminal_escapes_are_defused_at_registration() {
     let sb = Sandbox::new();
     let title = "Evil\u{1b}[2J\u{7}title\u{9b}31m\ttabbed";
     sb.ok(&["add", "https://a.example", "--title", title]);
@@ -715,8 +716,9 @@ fn issue9_titles_with_terminal_escapes_are_defused_at_registration() {
     assert_eq!(rows[1]["title"], "From \u{fffd}]0;pwned\u{fffd} the web");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_control_characters_already_stored_are_escaped_on_output() {
+fn control_characters_already_stored_are_escaped_on_output() {
     // Stored by an earlier cite (or any other writer): the title, the URL as given and
     // a quote reach the terminal defused.
     let sb = Sandbox::new();

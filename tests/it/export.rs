@@ -613,7 +613,7 @@ fn pandoc_citeproc_renders_the_csl_json_export() {
 /// pandoc's CSL styles never print.
 #[test]
 #[ignore = "needs pandoc: see CONTRIBUTING.md, run with cargo test -- --ignored"]
-fn issue12_pandoc_prints_tag_like_titles_as_text_and_the_bibtex_access_date() {
+fn pandoc_prints_tag_like_titles_as_text_and_the_bibtex_access_date() {
     let pandoc = pandoc();
     let sb = Sandbox::new();
     let title = r#"Why <i>x</i> and <span class="nocase">y</span> <b>stay</b> <sup>2</sup>"#;
@@ -689,8 +689,9 @@ fn identified(sb: &Sandbox) {
     }
 }
 
+/// Issue 18.
 #[test]
-fn issue18_csl_json_says_what_a_doi_or_arxiv_source_is() {
+fn csl_json_says_what_a_doi_or_arxiv_source_is() {
     let sb = Sandbox::new();
     identified(&sb);
     let v: Value = serde_json::from_str(&export(&sb, "csl-json")).unwrap();
@@ -744,8 +745,9 @@ fn issue18_csl_json_says_what_a_doi_or_arxiv_source_is() {
     );
 }
 
+/// Issue 18.
 #[test]
-fn issue18_biblatex_and_ris_carry_doi_and_eprint() {
+fn biblatex_and_ris_carry_doi_and_eprint() {
     let sb = Sandbox::new();
     identified(&sb);
     assert_eq!(
@@ -795,8 +797,9 @@ fn ids_in(sb: &Sandbox, args: &[&str]) -> Vec<u64> {
         .collect()
 }
 
+/// Issue 18.
 #[test]
-fn issue18_only_and_cited_in_choose_what_is_exported() {
+fn only_and_cited_in_choose_what_is_exported() {
     let sb = Sandbox::new();
     for n in 1..=7 {
         sb.ok(&["add", &format!("https://p{n}.example")]);
@@ -846,8 +849,9 @@ fn issue18_only_and_cited_in_choose_what_is_exported() {
     assert_eq!(ids_in(&sb, &["--epoch", "1", "--only", "5"]), [5]);
 }
 
+/// Issue 18.
 #[test]
-fn issue18_a_selection_that_cannot_be_exported_is_refused_by_name() {
+fn a_selection_that_cannot_be_exported_is_refused_by_name() {
     let sb = Sandbox::new();
     for n in 1..=3 {
         sb.ok(&["add", &format!("https://p{n}.example")]);
@@ -911,9 +915,10 @@ fn issue18_a_selection_that_cannot_be_exported_is_refused_by_name() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old contents");
 }
 
+/// Issue 18.
 #[test]
 #[ignore = "needs pandoc: see CONTRIBUTING.md, run with cargo test -- --ignored"]
-fn issue18_pandoc_citeproc_prints_the_doi_of_a_doi_source() {
+fn pandoc_citeproc_prints_the_doi_of_a_doi_source() {
     let pandoc = pandoc();
     let sb = Sandbox::new();
     identified(&sb);
@@ -958,9 +963,10 @@ fn pdflatex_and_biber() {
     }
 }
 
+/// Issue 18.
 #[test]
 #[ignore = "needs TeX (pdflatex, biber): see CONTRIBUTING.md, run with cargo test -- --ignored"]
-fn issue18_biber_keeps_doi_and_eprint_in_the_bbl() {
+fn biber_keeps_doi_and_eprint_in_the_bbl() {
     pdflatex_and_biber();
     let sb = Sandbox::new();
     identified(&sb);
@@ -1042,7 +1048,7 @@ fn ris_file(sb: &Sandbox) -> std::path::PathBuf {
 /// Issue 18: rispy split the `UR` of a URL with `;` into several URLs.
 #[test]
 #[ignore = "needs rispy (tests/readers): see CONTRIBUTING.md, run with cargo test -- --ignored"]
-fn issue18_rispy_reads_one_url_a_record_and_the_doi() {
+fn rispy_reads_one_url_a_record_and_the_doi() {
     let python = python_with_rispy();
     let sb = Sandbox::new();
     let ris = ris_file(&sb);
@@ -1104,9 +1110,10 @@ fn node_with_citation_js() {
     }
 }
 
+/// Issue 18.
 #[test]
 #[ignore = "needs node and citation-js (tests/readers): see CONTRIBUTING.md, run with cargo test -- --ignored"]
-fn issue18_citation_js_reads_one_url_a_record_and_the_doi() {
+fn citation_js_reads_one_url_a_record_and_the_doi() {
     node_with_citation_js();
     let sb = Sandbox::new();
     let ris = ris_file(&sb);

@@ -257,9 +257,10 @@ const LUALATEX_DOC: &str = r#"\documentclass{article}
 \end{document}
 "#;
 
+/// Issue 12.
 #[test]
 #[ignore = "needs TeX (lualatex, pdflatex, biber, bibtex, pdftotext): see CONTRIBUTING.md, run with cargo test -- --ignored"]
-fn issue12_lualatex_biber_typesets_every_title_and_url_of_the_biblatex_export() {
+fn lualatex_biber_typesets_every_title_and_url_of_the_biblatex_export() {
     tex_tools();
     let sb = Sandbox::new();
     let sources = corpus(&sb);
@@ -315,9 +316,10 @@ fn pdflatex_doc(url_package: &str) -> String {
     )
 }
 
+/// Issue 12.
 #[test]
 #[ignore = "needs TeX (lualatex, pdflatex, biber, bibtex, pdftotext): see CONTRIBUTING.md, run with cargo test -- --ignored"]
-fn issue12_pdflatex_bibtex_typesets_every_title_and_url_of_render_bibtex() {
+fn pdflatex_bibtex_typesets_every_title_and_url_of_render_bibtex() {
     tex_tools();
     for package in ["url", "hyperref"] {
         let sb = Sandbox::new();
