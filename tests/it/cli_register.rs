@@ -582,6 +582,8 @@ fn ingest_from_a_pipe_that_writes_slowly() {
         .write_all(br#"[{"url":"https://a.example"},"#)
         .unwrap();
     stdin.flush().unwrap();
+    // A pause between the halves, so that cite's first read comes back short; nothing is
+    // asserted about the pause itself.
     std::thread::sleep(std::time::Duration::from_millis(50));
     stdin.write_all(br#"{"url":"https://b.example"}]"#).unwrap();
     drop(stdin);

@@ -17,7 +17,7 @@ use cite_store::redbfile::tables::{META, SOURCES, URLS};
 use redb::ReadableTable;
 
 use crate::audit::{audit, audit_ok, tamper};
-use crate::util::{Outcome, Sandbox, signal};
+use crate::util::{Outcome, PATIENCE, Sandbox, signal, wait_until};
 
 fn origin() -> Origin {
     Origin {
@@ -427,6 +427,7 @@ fn a_stopped_writer_never_makes_others_wait_past_their_bound() {
         {
             thread::sleep(Duration::from_millis(1));
         }
+        // The moment of the stop: what the test varies, not something it waits for.
         thread::sleep(Duration::from_millis(delay_ms));
         if !signal(&mut child, "-STOP") {
             continue;
@@ -496,10 +497,11 @@ fn maintenance_gets_in_while_writers_loop() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://seed.example"]);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let adds = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writers: Vec<_> = (0..8)
         .map(|w| {
             let ledger = sb.ledger.clone();
-            let stop = stop.clone();
+            let (stop, adds) = (stop.clone(), adds.clone());
             thread::spawn(move || {
                 let bin = assert_cmd::cargo::cargo_bin("cite");
                 let mut n = 0;
@@ -516,12 +518,15 @@ fn maintenance_gets_in_while_writers_loop() {
                         String::from_utf8_lossy(&out.stderr)
                     );
                     n += 1;
+                    adds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
                 n
             })
         })
         .collect();
-    thread::sleep(Duration::from_millis(500));
+    wait_until(PATIENCE, "the writers to be adding", || {
+        adds.load(std::sync::atomic::Ordering::Relaxed) >= 8
+    });
     for _ in 0..3 {
         let out = sb.run(&["--wait", "10", "rebuild"]);
         assert_eq!(out.code, 0, "rebuild under load: {}", out.stderr);

@@ -121,6 +121,30 @@ pub fn source_added(epoch: u64, id: u64, url: &str) -> cite_store::event::Event 
     })
 }
 
+/// How long a test waits for something that must happen before it fails: far longer than
+/// it takes on a loaded 2-core machine, so that only a hang fails the test.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// What a timing check allows for starting a process and opening a ledger on a loaded
+/// machine. A command told to `--wait N` must give up after at least N and within
+/// N + SLACK; one that must not wait at all is told to wait longer than SLACK (so that a
+/// wait shows) and must answer within it.
+pub const SLACK: Duration = Duration::from_secs(5);
+
+/// Polls `condition` until it holds; fails the test, naming `what`, once `deadline` has
+/// passed. For waits on something that must happen, in place of a sleep of a guessed
+/// length followed by an assertion.
+pub fn wait_until(deadline: Duration, what: &str, mut condition: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(
+            started.elapsed() < deadline,
+            "waited {deadline:?} for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Whether the tests run as root (uid 0), read from /proc.
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
