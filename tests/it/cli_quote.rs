@@ -629,8 +629,9 @@ fn run_quote(sb: &Sandbox, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_plain_quote_matches_typographic_page_text_and_points_at_it() {
+fn a_plain_quote_matches_typographic_page_text_and_points_at_it() {
     let (sb, p) = with_source(TYPOGRAPHIC);
     let from = p.to_str().unwrap();
     assert_eq!(
@@ -674,8 +675,9 @@ fn issue9_a_plain_quote_matches_typographic_page_text_and_points_at_it() {
     crate::audit::audit_ok(&sb.ledger);
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_typographic_quote_matches_plain_page_text() {
+fn a_typographic_quote_matches_plain_page_text() {
     let page = "He said \"it's done\" -- and left... then 1990-2000\u{a0}data.";
     accepted(page, "he said “it’s done” — and left…");
     accepted(page, "then 1990–2000 data");
@@ -686,11 +688,11 @@ fn issue9_a_typographic_quote_matches_plain_page_text() {
     );
 }
 
-/// A quote the previous version stored (found by the reference key, at the second place
-/// on the page, after a typographic variant) still audits: its selector is where `find`
-/// puts it today.
+/// Issue 9: a quote the previous version stored (found by the reference key, at the
+/// second place on the page, after a typographic variant) still audits: its selector is
+/// where `find` puts it today.
 #[test]
-fn issue9_a_quote_stored_by_the_previous_version_still_audits() {
+fn a_quote_stored_by_the_previous_version_still_audits() {
     let page = "First “it’s here” now, then \"it's here\" now.";
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example/page"]);
@@ -732,8 +734,9 @@ fn issue9_a_quote_stored_by_the_previous_version_still_audits() {
     crate::audit::audit_ok(&sb.ledger);
 }
 
+/// Issue 9.
 #[test]
-fn issue9_markdown_noise_is_not_words() {
+fn markdown_noise_is_not_words() {
     // `A second` is on the page: before issue 9, `* * * a` counted as 4 words and matched.
     refused(PAGE, "* * * a", TOO_SHORT);
     refused(PAGE, "** quick ** brown", TOO_SHORT);
@@ -748,8 +751,9 @@ fn issue9_markdown_noise_is_not_words() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_refused_quote_shows_the_closest_passage() {
+fn a_refused_quote_shows_the_closest_passage() {
     // (`a_paraphrase_is_not_found` shows it on the first line, markdown included.)
     // On a later line, shown on one line however the page breaks it.
     refused(
@@ -765,15 +769,17 @@ fn issue9_a_refused_quote_shows_the_closest_passage() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_no_closest_passage_when_nothing_on_the_page_is_close() {
+fn no_closest_passage_when_nothing_on_the_page_is_close() {
     refused(PAGE, "an entirely unrelated sentence", NOT_FOUND);
     // One word in common out of six is not close.
     refused(PAGE, "the dogs never sleep at noon", NOT_FOUND);
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_refused_quote_against_a_stored_snapshot_shows_the_closest_passage() {
+fn a_refused_quote_against_a_stored_snapshot_shows_the_closest_passage() {
     let sb = with_snapshot(PAGE);
     assert_eq!(
         run_quote(&sb, &["1", "--text", "the fast brown fox"]),
@@ -785,8 +791,9 @@ fn issue9_a_refused_quote_against_a_stored_snapshot_shows_the_closest_passage() 
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_the_closest_passage_does_not_reach_the_terminal_raw() {
+fn the_closest_passage_does_not_reach_the_terminal_raw() {
     refused(
         "one two \u{1b}[2J three four five",
         "one two three six",
@@ -794,8 +801,9 @@ fn issue9_the_closest_passage_does_not_reach_the_terminal_raw() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_page_text_stored_for_another_source_is_noted() {
+fn page_text_stored_for_another_source_is_noted() {
     let (sb, p) = with_source(PAGE);
     let from = p.to_str().unwrap();
     sb.ok(&["add", "https://b.example"]);
@@ -869,8 +877,9 @@ fn issue9_page_text_stored_for_another_source_is_noted() {
         .stderr("");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_page_text_of_an_earlier_epoch_is_not_noted() {
+fn page_text_of_an_earlier_epoch_is_not_noted() {
     let (sb, p) = with_source(PAGE);
     let from = p.to_str().unwrap();
     run_quote(&sb, &["1", "--text", "quick brown fox", "--from", from]);

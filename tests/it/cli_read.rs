@@ -481,7 +481,7 @@ fn stdout_len(sb: &Sandbox, args: &[&str]) -> u64 {
 /// once per transaction: each output must stay within a fixed size per record plus the
 /// command line a small number of times. Sizes, never times.
 #[test]
-fn issue_8_log_and_jsonl_print_a_transactions_command_once() {
+fn log_and_jsonl_print_a_transactions_command_once() {
     const N: usize = 2_000;
     let sb = Sandbox::new();
     let urls: Vec<String> = (0..N)
@@ -647,8 +647,9 @@ fn cite_ledger_variable_selects_the_ledger() {
         .stdout(format!("ledger reset: {}\n", sb.ledger.display()));
 }
 
+/// Issue 9.
 #[test]
-fn issue9_the_skills_ledger_variable_is_honoured_after_cite_ledger() {
+fn the_skills_ledger_variable_is_honoured_after_cite_ledger() {
     // Subagents that share a ledger the way the skill says ($HERMES_CITATION_LEDGER)
     // must keep sharing it.
     let sb = Sandbox::new();
@@ -819,8 +820,9 @@ fn five_sources(sb: &Sandbox) {
     sb.ok(&["add", "https://e.example/five", "--title", "Fifth"]);
 }
 
+/// Issue 11.
 #[test]
-fn issue11_list_pages_through_a_cursor_that_survives_adds() {
+fn list_pages_through_a_cursor_that_survives_adds() {
     let sb = Sandbox::new();
     five_sources(&sb);
     // Without a new flag, the output is sources.py's, with no page line.
@@ -862,8 +864,9 @@ fn issue11_list_pages_through_a_cursor_that_survives_adds() {
     );
 }
 
+/// Issue 11.
 #[test]
-fn issue11_list_filters_by_query_and_route() {
+fn list_filters_by_query_and_route() {
     let sb = Sandbox::new();
     five_sources(&sb);
     // Case-insensitive, in the title or in the URL.

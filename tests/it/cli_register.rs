@@ -582,6 +582,8 @@ fn ingest_from_a_pipe_that_writes_slowly() {
         .write_all(br#"[{"url":"https://a.example"},"#)
         .unwrap();
     stdin.flush().unwrap();
+    // A pause between the halves, so that cite's first read comes back short; nothing is
+    // asserted about the pause itself.
     std::thread::sleep(std::time::Duration::from_millis(50));
     stdin.write_all(br#"{"url":"https://b.example"}]"#).unwrap();
     drop(stdin);
@@ -685,8 +687,9 @@ fn has_terminal_controls(text: &str) -> bool {
     })
 }
 
+/// Issue 9.
 #[test]
-fn issue9_titles_with_terminal_escapes_are_defused_at_registration() {
+fn titles_with_terminal_escapes_are_defused_at_registration() {
     let sb = Sandbox::new();
     let title = "Evil\u{1b}[2J\u{7}title\u{9b}31m\ttabbed";
     sb.ok(&["add", "https://a.example", "--title", title]);
@@ -715,8 +718,9 @@ fn issue9_titles_with_terminal_escapes_are_defused_at_registration() {
     assert_eq!(rows[1]["title"], "From \u{fffd}]0;pwned\u{fffd} the web");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_control_characters_already_stored_are_escaped_on_output() {
+fn control_characters_already_stored_are_escaped_on_output() {
     // Stored by an earlier cite (or any other writer): the title, the URL as given and
     // a quote reach the terminal defused.
     let sb = Sandbox::new();

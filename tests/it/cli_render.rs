@@ -151,7 +151,7 @@ fn bibtex_escapes_what_latex_needs() {
 /// entry stays balanced, the URL verbatim for `\url`, and `verify` still reads the
 /// rendered block as the ledger's.
 #[test]
-fn issue12_bibtex_block_of_hostile_titles_and_urls_still_verifies() {
+fn bibtex_block_of_hostile_titles_and_urls_still_verifies() {
     let sb = Sandbox::new();
     sb.ok(&[
         "add",
@@ -614,8 +614,9 @@ fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
 
+/// Issue 9.
 #[test]
-fn issue9_replace_in_a_symlink_writes_through_to_its_target() {
+fn replace_in_a_symlink_writes_through_to_its_target() {
     let sb = three();
     let target = sb.file("real.md", "Ice floats.[1] Water is dense.[2]\n");
     let link = sb.path().join("link.md");
@@ -632,8 +633,9 @@ fn issue9_replace_in_a_symlink_writes_through_to_its_target() {
     assert!(text.contains("[2] https://b.example/y"), "{text}");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_replace_in_and_output_refuse_what_is_not_a_regular_file() {
+fn replace_in_and_output_refuse_what_is_not_a_regular_file() {
     let sb = three();
     let fifo = sb.path().join("fifo.md");
     assert!(
@@ -669,8 +671,9 @@ fn issue9_replace_in_and_output_refuse_what_is_not_a_regular_file() {
 
 use std::os::unix::fs::FileTypeExt;
 
+/// Issue 9.
 #[test]
-fn issue9_new_export_files_honour_the_umask_and_drafts_keep_their_mode() {
+fn new_export_files_honour_the_umask_and_drafts_keep_their_mode() {
     let sb = three();
     let out = with_umask(
         &sb,
@@ -707,8 +710,9 @@ fn issue9_new_export_files_honour_the_umask_and_drafts_keep_their_mode() {
     assert_eq!(mode(&draft), 0o640);
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_crlf_draft_stays_crlf() {
+fn a_crlf_draft_stays_crlf() {
     let sb = three();
     let draft = sb.file(
         "draft.md",
@@ -725,8 +729,9 @@ fn issue9_a_crlf_draft_stays_crlf() {
     }
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_draft_the_user_cannot_write_is_not_rewritten() {
+fn a_draft_the_user_cannot_write_is_not_rewritten() {
     let sb = three();
     let dir = sb.path().join("shared");
     std::fs::create_dir(&dir).unwrap();
@@ -773,8 +778,9 @@ fn refused_replace(sb: &Sandbox, text: &str) -> (String, String) {
     )
 }
 
+/// Issue 9.
 #[test]
-fn issue9_replace_in_refuses_a_sources_section_that_is_not_at_the_end() {
+fn replace_in_refuses_a_sources_section_that_is_not_at_the_end() {
     let sb = many(2);
     let text = "# Report\n\nIce floats on liquid water.[1]\n\n## Sources\n\n[2] https://evil.example.com/made-up\n\n## Appendix\n\nMore text about the method is here.\n";
     for _ in 0..2 {
@@ -793,8 +799,9 @@ fn issue9_replace_in_refuses_a_sources_section_that_is_not_at_the_end() {
     assert!(err.contains("(other text follows at line 7)"), "{err}");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_replace_in_never_writes_inside_an_open_fence() {
+fn replace_in_never_writes_inside_an_open_fence() {
     let sb = many(2);
     let text = "Ice floats on liquid water.[1]\n\n```python\nprint(1)\n";
     for _ in 0..3 {
@@ -816,8 +823,9 @@ fn issue9_replace_in_never_writes_inside_an_open_fence() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_cited_in_and_replace_in_read_citations_as_verify_does() {
+fn cited_in_and_replace_in_read_citations_as_verify_does() {
     let sb = many(4);
     // Code is never a citation; `arr[3]` outside code is one the reader sees (issue 18).
     let text = "Ice floats on liquid water.[1] Write `[2]` to cite, as in arr[3] here.[4]\n";

@@ -880,8 +880,9 @@ Ice floats on liquid water.[1]
 More text about the method is here.
 ";
 
+/// Issue 9.
 #[test]
-fn issue9_a_hand_typed_sources_section_with_an_appendix_after_it_fails() {
+fn a_hand_typed_sources_section_with_an_appendix_after_it_fails() {
     let sb = ledger(2);
     let (code, out, err, path) = verify_file(&sb, "draft.md", FAKE_SECTION, &[]);
     assert_eq!(code, 1, "{out}");
@@ -900,8 +901,9 @@ fn issue9_a_hand_typed_sources_section_with_an_appendix_after_it_fails() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_second_block_appended_after_the_fake_one_still_fails() {
+fn a_second_block_appended_after_the_fake_one_still_fails() {
     // What `render --replace-in` used to write: the draft, then a second block.
     let sb = ledger(2);
     quote(&sb, "1", "ice floats on liquid water");
@@ -926,8 +928,9 @@ fn issue9_a_second_block_appended_after_the_fake_one_still_fails() {
     assert!(!err.contains("no `Sources:` block"), "{err}");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_stacked_sources_blocks_fail_and_render_folds_them() {
+fn stacked_sources_blocks_fail_and_render_folds_them() {
     let sb = ledger(1);
     let text = "Ice floats on liquid water.[1]\n\n## Sources\n\n[1] https://s1.example/p\n\nSources:\n[1] https://s1.example/p\n";
     let (code, _, err, path) = verify_file(&sb, "draft.md", text, &[]);
@@ -948,8 +951,9 @@ fn issue9_stacked_sources_blocks_fail_and_render_folds_them() {
     assert_eq!((code, err.as_str()), (0, ""));
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_source_entry_line_anywhere_must_carry_the_ledgers_url() {
+fn a_source_entry_line_anywhere_must_carry_the_ledgers_url() {
     let sb = ledger(2);
     let good_block = "\n## Sources\n\n[1] https://s1.example/p\n";
     // Each stray line sits on line 3 of an otherwise good draft, with prose after it.
@@ -1031,8 +1035,9 @@ fn issue9_a_source_entry_line_anywhere_must_carry_the_ledgers_url() {
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_raw_url_in_prose_warns_and_strict_fails() {
+fn a_raw_url_in_prose_warns_and_strict_fails() {
     let sb = ledger(1);
     let text = "Ice floats on liquid water.[1] The data is at https://unlisted.example.org/data.\n\n## Sources\n\n[1] https://s1.example/p\n";
     let (code, out, err, _) = verify_file(&sb, "draft.md", text, &[]);
@@ -1050,8 +1055,9 @@ fn issue9_a_raw_url_in_prose_warns_and_strict_fails() {
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_malformed_markers_never_merge_sentences() {
+fn malformed_markers_never_merge_sentences() {
     let sb = ledger(1);
     for marker in [
         "[tool:]",
@@ -1089,8 +1095,9 @@ fn issue9_malformed_markers_never_merge_sentences() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_comment_hides_no_marker_and_glues_no_sentences() {
+fn a_comment_hides_no_marker_and_glues_no_sentences() {
     let sb = ledger(1);
     let text = "An unsupported claim is made right here.<!-- [1] -->\nAnother claim is made right here.<!-- x --> A cited claim is here.[1]\n\n## Sources\n\n[1] https://s1.example/p\n";
     let (code, out, _, _) = verify_file(&sb, "draft.md", text, &["--min-coverage", "0.5"]);
@@ -1101,8 +1108,9 @@ fn issue9_a_comment_hides_no_marker_and_glues_no_sentences() {
     assert_eq!(code, 1);
 }
 
+/// Issue 9.
 #[test]
-fn issue9_malformed_markers_warn_with_the_correct_form() {
+fn malformed_markers_warn_with_the_correct_form() {
     let sb = ledger(2);
     let text = "\
 A claim backed by two sources.[1, 2]
@@ -1131,8 +1139,9 @@ A policy is stated here.[[policy]]
     assert!(err.contains("no `Sources:` block"), "{err}");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_code_is_never_a_citation() {
+fn code_is_never_a_citation() {
     let sb = ledger(0);
     // (`arr[1]` outside code is a citation the reader sees: issue 18.)
     let text = "Cite a source with `[2]` after the sentence.\nThe value of `arr[1]` is large here.\nA list uses `x[42]` and then `[42]` too.\n";
@@ -1155,8 +1164,9 @@ fn issue9_code_is_never_a_citation() {
         .stderr(predicate::str::contains("no sources to render"));
 }
 
+/// Issue 9.
 #[test]
-fn issue9_an_unclosed_fence_warns_naming_its_line() {
+fn an_unclosed_fence_warns_naming_its_line() {
     let sb = ledger(1);
     let text = "Ice floats on liquid water.[1]\n\n```python\nprint(1)\n";
     let (code, out, err, _) = verify_file(&sb, "draft.md", text, &[]);
@@ -1174,8 +1184,9 @@ fn issue9_an_unclosed_fence_warns_naming_its_line() {
     assert!(out.contains("warn: the code fence opened at line 3 is never closed: everything after it is code — close it with a line ~~~~ (line 3)"), "{out}");
 }
 
+/// Issue 9.
 #[test]
-fn issue9_every_fail_says_what_to_run() {
+fn every_fail_says_what_to_run() {
     let sb = ledger(2);
     let ledger_path = sb.ledger.display().to_string();
     // An unknown id: remove it or register the page, in this ledger.
@@ -1198,8 +1209,9 @@ fn issue9_every_fail_says_what_to_run() {
     assert_eq!(verify_file(&sb, "draft.md", text, &["--epoch", "1"]).0, 0);
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_coverage_failure_lists_every_uncovered_line() {
+fn a_coverage_failure_lists_every_uncovered_line() {
     let sb = ledger(0);
     let mut text = String::from("A claim from memory is flagged.[unverified]\n");
     for i in 0..25 {

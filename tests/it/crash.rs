@@ -52,6 +52,8 @@ fn reads_after_a_killed_ingest_see_the_committed_state() {
                 break true;
             }
             if std::fs::metadata(&sb.ledger).unwrap().len() > before {
+                // A little further into the write: the moment of the kill, not a wait
+                // for something to happen.
                 thread::sleep(Duration::from_millis(20));
                 break false;
             }

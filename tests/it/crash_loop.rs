@@ -15,7 +15,7 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::audit::audit_ok;
-use crate::util::Sandbox;
+use crate::util::{PATIENCE, SLACK, Sandbox};
 
 /// Kills in one run.
 const KILLS: usize = 20;
@@ -128,8 +128,13 @@ fn writers_killed_at_random_moments_lose_nothing_they_printed() {
     let sb = Sandbox::new();
     let mut rng = Rng::new();
     let mut promised: Vec<(u64, String)> = Vec::new();
-    for round in 0..KILLS {
+    // KILLS rounds, and more while the writers have printed too little to test: on a
+    // loaded machine a writer can be killed before its first add, round after round.
+    let started = Instant::now();
+    let mut round = 0;
+    while round < KILLS || (promised.len() <= KILLS && started.elapsed() < PATIENCE) {
         let writer = spawn_writer(sb.path(), sb.ledger.as_os_str(), &format!("r{round}"), 25);
+        // The moment of the kill: what the test varies, not something it waits for.
         thread::sleep(Duration::from_millis(5 + rng.below(76)));
         kill_writer(&writer);
         promised.extend(printed_by(writer));
@@ -138,10 +143,8 @@ fn writers_killed_at_random_moments_lose_nothing_they_printed() {
         let started = Instant::now();
         sb.ok(&["list"]);
         let took = started.elapsed();
-        assert!(
-            took < Duration::from_secs(1),
-            "round {round}: list took {took:?}"
-        );
+        assert!(took < SLACK, "round {round}: list took {took:?}");
+        round += 1;
     }
     assert!(
         promised.len() > KILLS,
@@ -163,7 +166,7 @@ fn writers_killed_at_random_moments_lose_nothing_they_printed() {
         })
         .collect();
     eprintln!(
-        "crash_loop: {KILLS} kills, {} ids printed, {} sources in the ledger",
+        "crash_loop: {round} kills, {} ids printed, {} sources in the ledger",
         promised.len(),
         listed.len()
     );

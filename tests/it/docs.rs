@@ -356,8 +356,9 @@ pub(crate) fn unknown_in(doc: &str, named: &[Named]) -> Vec<String> {
     problems
 }
 
+/// Issue 24.
 #[test]
-fn issue24_every_command_and_flag_the_docs_name_exists() {
+fn every_command_and_flag_the_docs_name_exists() {
     let subcommands = subcommand_names(&clap_command());
     let mut problems = Vec::new();
     let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -394,9 +395,9 @@ fn issue24_every_command_and_flag_the_docs_name_exists() {
     }
 }
 
-/// The collector sees commands where a reader does, and nothing else.
+/// Issue 24: the collector sees commands where a reader does, and nothing else.
 #[test]
-fn issue24_commands_are_read_from_code_not_prose() {
+fn commands_are_read_from_code_not_prose() {
     let subs = subcommand_names(&clap_command());
     let text = "\
 Run `cite add URL --snapshot FILE` or `render --replace-in DRAFT`; \
@@ -444,8 +445,9 @@ cite registered the sources --bogus
     assert_eq!(unknown_in("x.md", &bad).len(), 2, "{bad:?}");
 }
 
+/// Issue 24.
 #[test]
-fn issue24_readme_is_under_12_kb() {
+fn readme_is_under_12_kb() {
     let size = read(Path::new("README.md")).len();
     assert!(
         size < 12_000,
@@ -542,8 +544,9 @@ fn links(text: &str) -> Lines {
     found
 }
 
+/// Issue 24.
 #[test]
-fn issue24_every_relative_link_and_anchor_resolves() {
+fn every_relative_link_and_anchor_resolves() {
     let mut problems = Vec::new();
     let mut checked = 0;
     for doc in documents() {
@@ -582,8 +585,9 @@ fn issue24_every_relative_link_and_anchor_resolves() {
     assert!(checked >= 30, "only {checked} relative links found");
 }
 
+/// Issue 24.
 #[test]
-fn issue24_anchors_follow_githubs_rules() {
+fn anchors_follow_githubs_rules() {
     assert_eq!(
         anchor("Agents over MCP: `cite mcp`"),
         "agents-over-mcp-cite-mcp"

@@ -497,18 +497,14 @@ fn hermes_json_round_trip_of_checked_quotes_keeps_their_text_not_their_page() {
     );
 }
 
-/// pandoc on PATH, or `None` (the test is skipped) unless `CITE_REQUIRE_PANDOC=1`,
-/// which CI sets after installing it: there a missing pandoc fails the test.
-fn pandoc() -> Option<&'static str> {
-    if crate::util::runs("pandoc", &["--version"]) {
-        return Some("pandoc");
+/// pandoc, which must be on PATH: the tests that use it are ignored unless asked for.
+fn pandoc() -> &'static str {
+    if !crate::util::runs("pandoc", &["--version"]) {
+        crate::util::missing_tool(
+            "pandoc is not on PATH — install it (Debian: apt-get install pandoc)",
+        );
     }
-    crate::util::skip_unless_required(
-        "CITE_REQUIRE_PANDOC",
-        "pandoc is not on PATH — install it (Debian: apt-get install pandoc)",
-        "the pandoc --citeproc test",
-    );
-    None
+    "pandoc"
 }
 
 fn run_pandoc(pandoc: &str, dir: &Path, bibliography: &str) -> String {
@@ -554,10 +550,9 @@ fn pandoc_on_export(pandoc: &str, sb: &Sandbox, doc: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs pandoc: see CONTRIBUTING.md, run with cargo test -- --ignored"]
 fn pandoc_citeproc_renders_the_csl_json_export() {
-    let Some(pandoc) = pandoc() else {
-        return;
-    };
+    let pandoc = pandoc();
     let sb = Sandbox::new();
     sb.ok(&[
         "add",
@@ -617,10 +612,9 @@ fn pandoc_citeproc_renders_the_csl_json_export() {
 /// as markup; and the access date of `render --style bibtex` sat only in `note`, which
 /// pandoc's CSL styles never print.
 #[test]
-fn issue12_pandoc_prints_tag_like_titles_as_text_and_the_bibtex_access_date() {
-    let Some(pandoc) = pandoc() else {
-        return;
-    };
+#[ignore = "needs pandoc: see CONTRIBUTING.md, run with cargo test -- --ignored"]
+fn pandoc_prints_tag_like_titles_as_text_and_the_bibtex_access_date() {
+    let pandoc = pandoc();
     let sb = Sandbox::new();
     let title = r#"Why <i>x</i> and <span class="nocase">y</span> <b>stay</b> <sup>2</sup>"#;
     sb.ok(&[
@@ -695,8 +689,9 @@ fn identified(sb: &Sandbox) {
     }
 }
 
+/// Issue 18.
 #[test]
-fn issue18_csl_json_says_what_a_doi_or_arxiv_source_is() {
+fn csl_json_says_what_a_doi_or_arxiv_source_is() {
     let sb = Sandbox::new();
     identified(&sb);
     let v: Value = serde_json::from_str(&export(&sb, "csl-json")).unwrap();
@@ -750,8 +745,9 @@ fn issue18_csl_json_says_what_a_doi_or_arxiv_source_is() {
     );
 }
 
+/// Issue 18.
 #[test]
-fn issue18_biblatex_and_ris_carry_doi_and_eprint() {
+fn biblatex_and_ris_carry_doi_and_eprint() {
     let sb = Sandbox::new();
     identified(&sb);
     assert_eq!(
@@ -801,8 +797,9 @@ fn ids_in(sb: &Sandbox, args: &[&str]) -> Vec<u64> {
         .collect()
 }
 
+/// Issue 18.
 #[test]
-fn issue18_only_and_cited_in_choose_what_is_exported() {
+fn only_and_cited_in_choose_what_is_exported() {
     let sb = Sandbox::new();
     for n in 1..=7 {
         sb.ok(&["add", &format!("https://p{n}.example")]);
@@ -852,8 +849,9 @@ fn issue18_only_and_cited_in_choose_what_is_exported() {
     assert_eq!(ids_in(&sb, &["--epoch", "1", "--only", "5"]), [5]);
 }
 
+/// Issue 18.
 #[test]
-fn issue18_a_selection_that_cannot_be_exported_is_refused_by_name() {
+fn a_selection_that_cannot_be_exported_is_refused_by_name() {
     let sb = Sandbox::new();
     for n in 1..=3 {
         sb.ok(&["add", &format!("https://p{n}.example")]);
@@ -917,11 +915,11 @@ fn issue18_a_selection_that_cannot_be_exported_is_refused_by_name() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old contents");
 }
 
+/// Issue 18.
 #[test]
-fn issue18_pandoc_citeproc_prints_the_doi_of_a_doi_source() {
-    let Some(pandoc) = pandoc() else {
-        return;
-    };
+#[ignore = "needs pandoc: see CONTRIBUTING.md, run with cargo test -- --ignored"]
+fn pandoc_citeproc_prints_the_doi_of_a_doi_source() {
+    let pandoc = pandoc();
     let sb = Sandbox::new();
     identified(&sb);
     let text = pandoc_on_export(
@@ -954,25 +952,22 @@ fn issue18_pandoc_citeproc_prints_the_doi_of_a_doi_source() {
     assert!(!text.contains("dx.doi.org"), "{text}");
 }
 
-/// pdflatex and biber on PATH, or `None` (the test is skipped) unless
-/// `CITE_REQUIRE_TEX=1`, which CI sets after installing them.
-fn pdflatex_and_biber() -> Option<()> {
-    if crate::util::runs("pdflatex", &["--version"]) && crate::util::runs("biber", &["--version"]) {
-        return Some(());
+/// Fails the test unless pdflatex and biber are on PATH.
+fn pdflatex_and_biber() {
+    if !(crate::util::runs("pdflatex", &["--version"])
+        && crate::util::runs("biber", &["--version"]))
+    {
+        crate::util::missing_tool(
+            "pdflatex or biber is not on PATH — install them (Debian: see .ci/run)",
+        );
     }
-    crate::util::skip_unless_required(
-        "CITE_REQUIRE_TEX",
-        "pdflatex or biber is not on PATH — install them (Debian: see .ci/run)",
-        "the biber test of doi and eprint",
-    );
-    None
 }
 
+/// Issue 18.
 #[test]
-fn issue18_biber_keeps_doi_and_eprint_in_the_bbl() {
-    let Some(()) = pdflatex_and_biber() else {
-        return;
-    };
+#[ignore = "needs TeX (pdflatex, biber): see CONTRIBUTING.md, run with cargo test -- --ignored"]
+fn biber_keeps_doi_and_eprint_in_the_bbl() {
+    pdflatex_and_biber();
     let sb = Sandbox::new();
     identified(&sb);
     let bib = sb.path().join("export.bib");
@@ -1008,25 +1003,19 @@ fn issue18_biber_keeps_doi_and_eprint_in_the_bbl() {
     crate::util::run_tool(sb.path(), "pdflatex", &latex);
 }
 
-/// A Python that imports rispy: `$CITE_READERS_PYTHON`, else `python3`; `None` (the test
-/// is skipped) unless `CITE_REQUIRE_RISPY=1`, which CI sets after installing
-/// tests/readers/requirements.txt into target/readers: there a missing rispy fails it.
-fn python_with_rispy() -> Option<String> {
+/// A Python that imports rispy: `$CITE_READERS_PYTHON`, else `python3`; the test fails
+/// when it cannot.
+fn python_with_rispy() -> String {
     let python = std::env::var("CITE_READERS_PYTHON")
         .ok()
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| "python3".into());
-    if crate::util::runs(&python, &["-c", "import rispy"]) {
-        return Some(python);
-    }
-    crate::util::skip_unless_required(
-        "CITE_REQUIRE_RISPY",
-        &format!(
+    if !crate::util::runs(&python, &["-c", "import rispy"]) {
+        crate::util::missing_tool(&format!(
             "{python} cannot import rispy — install it (pip install -r tests/readers/requirements.txt) or set CITE_READERS_PYTHON"
-        ),
-        "the rispy test",
-    );
-    None
+        ));
+    }
+    python
 }
 
 /// Runs `program args…` and parses what it prints as JSON.
@@ -1058,10 +1047,9 @@ fn ris_file(sb: &Sandbox) -> std::path::PathBuf {
 
 /// Issue 18: rispy split the `UR` of a URL with `;` into several URLs.
 #[test]
-fn issue18_rispy_reads_one_url_a_record_and_the_doi() {
-    let Some(python) = python_with_rispy() else {
-        return;
-    };
+#[ignore = "needs rispy (tests/readers): see CONTRIBUTING.md, run with cargo test -- --ignored"]
+fn rispy_reads_one_url_a_record_and_the_doi() {
+    let python = python_with_rispy();
     let sb = Sandbox::new();
     let ris = ris_file(&sb);
     let records = json_from(&python, &[&readers().join("rispy_read.py"), &ris]);
@@ -1110,28 +1098,23 @@ fn issue18_rispy_reads_one_url_a_record_and_the_doi() {
     );
 }
 
-/// node with tests/readers installed, or `None` (the test is skipped) unless
-/// `CITE_REQUIRE_CITATION_JS=1`, which CI sets after `npm ci --prefix tests/readers`.
-fn node_with_citation_js() -> Option<()> {
+/// Fails the test unless node runs and tests/readers is installed.
+fn node_with_citation_js() {
     let installed = readers()
         .join("node_modules/@citation-js/plugin-ris")
         .is_dir();
-    if installed && crate::util::runs("node", &["--version"]) {
-        return Some(());
+    if !(installed && crate::util::runs("node", &["--version"])) {
+        crate::util::missing_tool(
+            "node or tests/readers/node_modules is missing — run `npm ci --prefix tests/readers`",
+        );
     }
-    crate::util::skip_unless_required(
-        "CITE_REQUIRE_CITATION_JS",
-        "node or tests/readers/node_modules is missing — run `npm ci --prefix tests/readers`",
-        "the citation-js test",
-    );
-    None
 }
 
+/// Issue 18.
 #[test]
-fn issue18_citation_js_reads_one_url_a_record_and_the_doi() {
-    let Some(()) = node_with_citation_js() else {
-        return;
-    };
+#[ignore = "needs node and citation-js (tests/readers): see CONTRIBUTING.md, run with cargo test -- --ignored"]
+fn citation_js_reads_one_url_a_record_and_the_doi() {
+    node_with_citation_js();
     let sb = Sandbox::new();
     let ris = ris_file(&sb);
     let items = json_from("node", &[&readers().join("citation_js_read.mjs"), &ris]);

@@ -28,8 +28,9 @@ fn run_into_closed_pipe(sb: &Sandbox, args: &[&str]) -> (i32, String) {
 
 // ---- a closed pipe ---------------------------------------------------------------------
 
+/// Issue 12.
 #[test]
-fn issue12_completions_into_a_closed_pipe_is_not_ledger_damage() {
+fn completions_into_a_closed_pipe_is_not_ledger_damage() {
     let sb = Sandbox::new();
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let (code, stderr) = run_into_closed_pipe(&sb, &["completions", shell]);
@@ -39,8 +40,9 @@ fn issue12_completions_into_a_closed_pipe_is_not_ledger_damage() {
     assert!(!sb.ledger.exists(), "completions touch no ledger");
 }
 
+/// Issue 12.
 #[test]
-fn issue12_help_into_a_closed_pipe_is_quiet() {
+fn help_into_a_closed_pipe_is_quiet() {
     let sb = Sandbox::new();
     for args in [&["--help"][..], &["verify", "--help"], &["--version"]] {
         let (code, stderr) = run_into_closed_pipe(&sb, args);
@@ -51,10 +53,11 @@ fn issue12_help_into_a_closed_pipe_is_quiet() {
 
 // ---- URL schemes -----------------------------------------------------------------------
 
-/// `add` keeps ftp and file URLs (a local PDF, an FTP archive), and a refusal names the
-/// schemes it accepts, ftp and file included, so the message and the behaviour agree.
+/// Issue 12: `add` keeps ftp and file URLs (a local PDF, an FTP archive), and a refusal
+/// names the schemes it accepts, ftp and file included, so the message and the behaviour
+/// agree.
 #[test]
-fn issue12_add_accepts_ftp_and_file_urls_as_its_message_says() {
+fn add_accepts_ftp_and_file_urls_as_its_message_says() {
     let sb = Sandbox::new();
     sb.cite()
         .args([
@@ -96,8 +99,9 @@ fn help(sb: &Sandbox, args: &[&str]) -> String {
     out.stdout
 }
 
+/// Issue 12.
 #[test]
-fn issue12_verify_help_names_the_markers() {
+fn verify_help_names_the_markers() {
     let sb = Sandbox::new();
     let text = help(&sb, &["verify", "--help"]);
     for marker in ["[N]", "[tool:NAME]", "[policy]", "[unverified]"] {
@@ -106,8 +110,9 @@ fn issue12_verify_help_names_the_markers() {
     assert!(text.contains("render --replace-in"), "{text}");
 }
 
+/// Issue 12.
 #[test]
-fn issue12_completions_help_shows_only_what_completions_takes() {
+fn completions_help_shows_only_what_completions_takes() {
     let sb = Sandbox::new();
     let text = help(&sb, &["completions", "--help"]);
     assert!(text.contains("<SHELL>"), "{text}");
@@ -119,8 +124,9 @@ fn issue12_completions_help_shows_only_what_completions_takes() {
     assert!(out.stdout.contains("_cite()"));
 }
 
+/// Issue 12.
 #[test]
-fn issue12_mcp_help_shows_how_to_register_the_server() {
+fn mcp_help_shows_how_to_register_the_server() {
     let sb = Sandbox::new();
     let text = help(&sb, &["mcp", "--help"]);
     assert!(text.contains("claude mcp add cite -- cite mcp"), "{text}");
@@ -134,8 +140,9 @@ fn issue12_mcp_help_shows_how_to_register_the_server() {
 
 // ---- notes -----------------------------------------------------------------------------
 
+/// Issue 12.
 #[test]
-fn issue12_title_with_several_urls_says_it_was_ignored() {
+fn title_with_several_urls_says_it_was_ignored() {
     let sb = Sandbox::new();
     let out = sb.run(&[
         "add",

@@ -17,7 +17,7 @@ use cite_store::redbfile::tables::{META, SOURCES, URLS};
 use redb::ReadableTable;
 
 use crate::audit::{audit, audit_ok, tamper};
-use crate::util::{Outcome, Sandbox, signal};
+use crate::util::{Outcome, PATIENCE, Sandbox, signal, wait_until};
 
 fn origin() -> Origin {
     Origin {
@@ -58,8 +58,9 @@ fn assert_fails_with(out: &Outcome, code: i32, needle: &str) {
 
 // ---- 1. ids never wrap, and never repeat ------------------------------------------------
 
+/// Issue 8.
 #[test]
-fn issue8_the_highest_id_is_a_bound_not_a_wrap() {
+fn the_highest_id_is_a_bound_not_a_wrap() {
     let sb = Sandbox::new();
     let max = sb.file(
         "max.json",
@@ -84,8 +85,9 @@ fn issue8_the_highest_id_is_a_bound_not_a_wrap() {
     audit_ok(&sb.ledger);
 }
 
+/// Issue 8.
 #[test]
-fn issue8_the_apply_path_refuses_an_id_or_url_that_exists() {
+fn the_apply_path_refuses_an_id_or_url_that_exists() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example", "https://b.example"]);
     let before = records(&sb.ledger);
@@ -163,22 +165,25 @@ const EVERY_ADD: &[&str] = &[
     "https://d.example",
 ];
 
+/// Issue 8.
 #[test]
-fn issue8_a_missing_last_source_row_does_not_give_its_id_again() {
+fn a_missing_last_source_row_does_not_give_its_id_again() {
     refuses_until_rebuilt(EVERY_ADD, |txn| {
         txn.open_table(SOURCES).unwrap().remove((1, 3)).unwrap();
     });
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_missing_middle_source_row_is_noticed() {
+fn a_missing_middle_source_row_is_noticed() {
     refuses_until_rebuilt(EVERY_ADD, |txn| {
         txn.open_table(SOURCES).unwrap().remove((1, 2)).unwrap();
     });
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_missing_url_index_entry_does_not_register_the_url_again() {
+fn a_missing_url_index_entry_does_not_register_the_url_again() {
     refuses_until_rebuilt(EVERY_ADD, |txn| {
         txn.open_table(URLS)
             .unwrap()
@@ -187,8 +192,9 @@ fn issue8_a_missing_url_index_entry_does_not_register_the_url_again() {
     });
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_wrong_current_epoch_is_noticed() {
+fn a_wrong_current_epoch_is_noticed() {
     refuses_until_rebuilt(EVERY_ADD, |txn| {
         txn.open_table(META)
             .unwrap()
@@ -197,8 +203,9 @@ fn issue8_a_wrong_current_epoch_is_noticed() {
     });
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_url_index_entry_pointing_elsewhere_is_noticed() {
+fn a_url_index_entry_pointing_elsewhere_is_noticed() {
     // Only a lookup that goes through the wrong entry can see it (the counts agree), and
     // that lookup must not hand out [3] for b.
     refuses_until_rebuilt(&["https://b.example"], |txn| {
@@ -209,8 +216,9 @@ fn issue8_a_url_index_entry_pointing_elsewhere_is_noticed() {
     });
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_damaged_tally_is_noticed() {
+fn a_damaged_tally_is_noticed() {
     refuses_until_rebuilt(EVERY_ADD, |txn| {
         let mut meta = txn.open_table(META).unwrap();
         let mut tally = meta.get("tally").unwrap().unwrap().value().to_vec();
@@ -219,8 +227,9 @@ fn issue8_a_damaged_tally_is_noticed() {
     });
 }
 
+/// Issue 8.
 #[test]
-fn issue8_no_record_is_chained_onto_a_damaged_head() {
+fn no_record_is_chained_onto_a_damaged_head() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example", "https://b.example"]);
     let before = records(&sb.ledger);
@@ -244,8 +253,9 @@ fn lock_path(ledger: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_symlinked_lock_file_is_refused_and_its_target_kept() {
+fn a_symlinked_lock_file_is_refused_and_its_target_kept() {
     let sb = Sandbox::new();
     let precious = sb.file("precious.txt", "keep me\n");
     std::os::unix::fs::symlink(&precious, lock_path(&sb.ledger)).unwrap();
@@ -263,8 +273,9 @@ fn issue8_a_symlinked_lock_file_is_refused_and_its_target_kept() {
     assert!(!sb.ledger.exists());
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_lock_file_that_is_not_a_regular_file_is_refused() {
+fn a_lock_file_that_is_not_a_regular_file_is_refused() {
     let sb = Sandbox::new();
     let lock = lock_path(&sb.ledger);
     let status = Command::new("mkfifo").arg(&lock).status().unwrap();
@@ -278,8 +289,9 @@ fn issue8_a_lock_file_that_is_not_a_regular_file_is_refused() {
     assert_fails_with(&out, 1, "not a regular file");
 }
 
+/// Issue 8.
 #[test]
-fn issue8_the_lock_file_is_never_written() {
+fn the_lock_file_is_never_written() {
     // A hard link is a regular file: locking it is harmless as long as nothing is
     // written into it, whichever command runs.
     let sb = Sandbox::new();
@@ -293,8 +305,9 @@ fn issue8_the_lock_file_is_never_written() {
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me\n");
 }
 
+/// Issue 8.
 #[test]
-fn issue8_every_spelling_of_a_ledger_meets_at_one_lock() {
+fn every_spelling_of_a_ledger_meets_at_one_lock() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
     let link = sb.path().join("link.redb");
@@ -324,8 +337,9 @@ fn issue8_every_spelling_of_a_ledger_meets_at_one_lock() {
 
 // ---- 4. a creation killed at any moment leaves no half-made ledger -----------------------
 
+/// Issue 8.
 #[test]
-fn issue8_kills_during_creation_never_brick_the_ledger() {
+fn kills_during_creation_never_brick_the_ledger() {
     let sb = Sandbox::new();
     let bin = assert_cmd::cargo::cargo_bin("cite");
     let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -396,8 +410,9 @@ fn bounded(out: &Outcome, wait: Duration, what: &str) {
     }
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_stopped_writer_never_makes_others_wait_past_their_bound() {
+fn a_stopped_writer_never_makes_others_wait_past_their_bound() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://first.example"]);
     let mut stopped = 0;
@@ -412,6 +427,7 @@ fn issue8_a_stopped_writer_never_makes_others_wait_past_their_bound() {
         {
             thread::sleep(Duration::from_millis(1));
         }
+        // The moment of the stop: what the test varies, not something it waits for.
         thread::sleep(Duration::from_millis(delay_ms));
         if !signal(&mut child, "-STOP") {
             continue;
@@ -447,8 +463,9 @@ fn issue8_a_stopped_writer_never_makes_others_wait_past_their_bound() {
     audit_ok(&sb.ledger);
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_process_holding_redbs_writer_lock_is_waited_for_no_longer_than_told() {
+fn a_process_holding_redbs_writer_lock_is_waited_for_no_longer_than_told() {
     // Not a cite process: it never takes the sidecar lock, so only the bound on redb's own
     // locks can stop the wait.
     let sb = Sandbox::new();
@@ -474,15 +491,17 @@ fn issue8_a_process_holding_redbs_writer_lock_is_waited_for_no_longer_than_told(
 
 // ---- 6. maintenance is not starved -------------------------------------------------------
 
+/// Issue 8.
 #[test]
-fn issue8_maintenance_gets_in_while_writers_loop() {
+fn maintenance_gets_in_while_writers_loop() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://seed.example"]);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let adds = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writers: Vec<_> = (0..8)
         .map(|w| {
             let ledger = sb.ledger.clone();
-            let stop = stop.clone();
+            let (stop, adds) = (stop.clone(), adds.clone());
             thread::spawn(move || {
                 let bin = assert_cmd::cargo::cargo_bin("cite");
                 let mut n = 0;
@@ -499,12 +518,15 @@ fn issue8_maintenance_gets_in_while_writers_loop() {
                         String::from_utf8_lossy(&out.stderr)
                     );
                     n += 1;
+                    adds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
                 n
             })
         })
         .collect();
-    thread::sleep(Duration::from_millis(500));
+    wait_until(PATIENCE, "the writers to be adding", || {
+        adds.load(std::sync::atomic::Ordering::Relaxed) >= 8
+    });
     for _ in 0..3 {
         let out = sb.run(&["--wait", "10", "rebuild"]);
         assert_eq!(out.code, 0, "rebuild under load: {}", out.stderr);
@@ -525,8 +547,9 @@ fn issue8_maintenance_gets_in_while_writers_loop() {
     audit_ok(&sb.ledger);
 }
 
+/// Issue 8.
 #[test]
-fn issue8_busy_never_claims_one_holder_held_it_throughout() {
+fn busy_never_claims_one_holder_held_it_throughout() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
     let held =
@@ -592,8 +615,9 @@ fn audit_agrees_with_a_write(sb: &Sandbox, path: &Path, what: &str) -> bool {
     code == 1
 }
 
+/// Issue 8.
 #[test]
-fn issue8_audit_checks_the_file_structure() {
+fn audit_checks_the_file_structure() {
     let sb = Sandbox::new();
     small_varied(&sb);
     // Whether the page at 4096 is live depends on where redb's last commits put things;
@@ -612,8 +636,9 @@ fn issue8_audit_checks_the_file_structure() {
 /// One way to damage a copy of a ledger file.
 type Damage = Box<dyn Fn(&mut Vec<u8>)>;
 
+/// Issue 8.
 #[test]
-fn issue8_audit_fails_wherever_a_write_would_fail() {
+fn audit_fails_wherever_a_write_would_fail() {
     let sb = Sandbox::new();
     small_varied(&sb);
     let n = std::fs::metadata(&sb.ledger).unwrap().len() as usize;
@@ -652,8 +677,9 @@ fn issue8_audit_fails_wherever_a_write_would_fail() {
 
 // ---- 10. messages that point the right way -----------------------------------------------
 
+/// Issue 8.
 #[test]
-fn issue8_a_fifo_or_device_as_the_ledger_is_named_as_such() {
+fn a_fifo_or_device_as_the_ledger_is_named_as_such() {
     let sb = Sandbox::new();
     let fifo = sb.path().join("fifo.redb");
     assert!(
@@ -696,8 +722,9 @@ fn issue8_a_fifo_or_device_as_the_ledger_is_named_as_such() {
     assert!(!Path::new("/dev/null.lock").exists());
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_folder_as_the_ledger_is_named_as_such() {
+fn a_folder_as_the_ledger_is_named_as_such() {
     let sb = Sandbox::new();
     let existing = sb.path().join("dir");
     std::fs::create_dir(&existing).unwrap();
@@ -718,8 +745,9 @@ fn issue8_a_folder_as_the_ledger_is_named_as_such() {
     assert!(!sb.path().join("nodir").exists());
 }
 
+/// Issue 8.
 #[test]
-fn issue8_a_read_only_ledger_says_so() {
+fn a_read_only_ledger_says_so() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
     let ro = sb.path().join("ro");

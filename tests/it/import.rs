@@ -417,7 +417,7 @@ fn a_missing_file_is_a_usage_error_and_the_json_ledger_hint_points_here() {
 
 /// Issue 8, item 1: an id past 2^53 − 1 was accepted, and later adds wrapped to [0].
 #[test]
-fn issue8_ids_above_the_maximum_are_refused_naming_the_entry_and_the_maximum() {
+fn ids_above_the_maximum_are_refused_naming_the_entry_and_the_maximum() {
     for id in ["18446744073709551615", "9007199254740992", "1e300"] {
         refused(
             &format!(
@@ -445,7 +445,7 @@ fn issue8_ids_above_the_maximum_are_refused_naming_the_entry_and_the_maximum() {
 
 /// Issue 8, item 10: `import` took an access date that `add` refuses.
 #[test]
-fn issue8_an_access_date_add_would_refuse_is_refused_naming_the_entry() {
+fn an_access_date_add_would_refuse_is_refused_naming_the_entry() {
     for date in ["2026-02-30", "yesterday", "2025-3-1", "2025-03-01T10:00"] {
         refused(
             &format!(

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use cite_store::StoreError;
 use cite_store::lock::{self, LockMode};
 
-use crate::util::Sandbox;
+use crate::util::{PATIENCE, SLACK, Sandbox, wait_until};
 
 /// Runs `cite --ledger LEDGER ARGS…`; returns (exit code, stdout, stderr, time taken).
 fn run(sb: &Sandbox, args: &[&str]) -> (i32, String, String, Duration) {
@@ -47,17 +47,18 @@ fn exclusive_holder_makes_a_writer_give_up_naming_its_pid() {
     let pid = format!("pid {}", std::process::id());
     assert!(stderr.contains(&pid), "stderr must name {pid}: {stderr}");
     assert!(
-        took >= Duration::from_millis(950) && took < Duration::from_secs(3),
+        took >= Duration::from_millis(950) && took < Duration::from_secs(1) + SLACK,
         "gave up after {took:?}, not after about the 1s it was told to wait"
     );
     // Nothing was created behind the lock.
     assert!(!sb.ledger.exists());
 
-    // `--wait 0` tries once.
+    // `--wait 0` tries once. The bound tells that apart from the default wait of 30 s; a
+    // loaded machine cannot tell it from a wait of a second.
     let (code, _, stderr, took) = run(&sb, &["--wait", "0", "add", "https://a.example"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("ledger busy"), "stderr: {stderr}");
-    assert!(took < Duration::from_millis(900), "--wait 0 took {took:?}");
+    assert!(took < SLACK, "--wait 0 took {took:?}");
 
     drop(held);
     assert_eq!(
@@ -78,6 +79,8 @@ fn a_waiting_writer_proceeds_once_the_lock_is_released() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn cite");
+    // A check that it is still waiting, not that something happened: the pause is the
+    // time it has to go ahead or fail wrongly.
     thread::sleep(Duration::from_millis(500));
     assert!(
         child.try_wait().expect("poll child").is_none(),
@@ -96,7 +99,7 @@ fn a_waiting_writer_proceeds_once_the_lock_is_released() {
         "[1] https://a.example\n"
     );
     // It polls with a short backoff, so it proceeds promptly, not at the end of its wait.
-    assert!(released.elapsed() < Duration::from_secs(5));
+    assert!(released.elapsed() < SLACK, "{:?}", released.elapsed());
 }
 
 #[test]
@@ -143,7 +146,10 @@ fn a_waiting_maintenance_command_keeps_new_writers_out() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn rebuild");
-    thread::sleep(Duration::from_millis(300));
+    wait_until(PATIENCE, "rebuild to wait at the turnstile", || {
+        let (_, _, stderr, _) = run(&sb, &["--wait", "0", "add", "https://b.example"]);
+        stderr.contains("a maintenance command")
+    });
     let (code, _, stderr, _) = run(&sb, &["--wait", "0.5", "add", "https://b.example"]);
     assert_eq!(
         code, 1,
@@ -177,10 +183,10 @@ fn readers_are_not_blocked_by_the_exclusive_lock() {
     let sb = Sandbox::new();
     sb.ok(&["add", "https://a.example"]);
     let _held = exclusive(&sb.ledger);
-    let (code, stdout, stderr, took) = run(&sb, &["--wait", "1", "list"]);
+    let (code, stdout, stderr, took) = run(&sb, &["--wait", "10", "list"]);
     assert_eq!(code, 0, "stderr: {stderr}");
     assert_eq!(stdout, "[1] https://a.example\n");
-    assert!(took < Duration::from_secs(1), "list waited {took:?}");
+    assert!(took < SLACK, "list waited {took:?}");
     let (code, _, stderr, _) = run(&sb, &["--wait", "1", "log"]);
     assert_eq!(code, 0, "stderr: {stderr}");
 }
@@ -274,13 +280,10 @@ fn a_killed_holder_leaves_no_stale_lock() {
     );
 
     holder.kill();
-    let (code, stdout, stderr, took) = run(&sb, &["--wait", "1", "add", "https://a.example"]);
+    let (code, stdout, stderr, took) = run(&sb, &["--wait", "10", "add", "https://a.example"]);
     assert_eq!(code, 0, "a dead holder still blocks: {stderr}");
     assert_eq!(stdout, "[1] https://a.example\n");
-    assert!(
-        took < Duration::from_secs(1),
-        "waited {took:?} on a dead holder"
-    );
+    assert!(took < SLACK, "waited {took:?} on a dead holder");
 }
 
 #[test]
@@ -330,6 +333,7 @@ fn a_writer_killed_mid_run_leaves_no_stale_lock_and_loses_no_printed_id() {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn cite add");
+        // The moment of the kill: what the test varies, not something it waits for.
         thread::sleep(Duration::from_millis(delay_ms));
         let _ = child.kill();
         let out = child.wait_with_output().expect("reap cite add");
@@ -357,14 +361,11 @@ fn a_writer_killed_mid_run_leaves_no_stale_lock_and_loses_no_printed_id() {
         }
 
         let after = format!("https://after{round}.example");
-        let (code, stdout, stderr, took) = run(&sb, &["--wait", "1", "add", &after]);
+        let (code, stdout, stderr, took) = run(&sb, &["--wait", "10", "add", &after]);
         assert_eq!(code, 0, "round {round} (kill after {delay_ms}ms): {stderr}");
         expected.push(after.clone());
         assert_eq!(stdout, format!("[{}] {after}\n", expected.len()));
-        assert!(
-            took < Duration::from_secs(2),
-            "round {round}: took {took:?}"
-        );
+        assert!(took < SLACK, "round {round}: took {took:?}");
     }
     let list = sb.ok(&["list", "--json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_str(&list).expect("list --json");
@@ -387,13 +388,9 @@ fn a_waiter_that_gave_up_never_keeps_the_lock() {
     }
     drop(held);
     let started = Instant::now();
-    let again = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(2))
+    let again = lock::acquire(&sb.ledger, LockMode::Write, Duration::from_secs(10))
         .expect("the abandoned waiters let go");
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < SLACK, "{:?}", started.elapsed());
     drop(again);
     lock::acquire(&sb.ledger, LockMode::Maintenance, Duration::from_secs(2)).expect("free");
 }

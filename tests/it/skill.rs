@@ -12,8 +12,9 @@ fn skill() -> String {
     std::fs::read_to_string(p).expect("SKILL.md")
 }
 
+/// Issue 12.
 #[test]
-fn issue12_skill_front_matter_has_a_name_and_a_description() {
+fn skill_front_matter_has_a_name_and_a_description() {
     let text = skill();
     let rest = text.strip_prefix("---\n").expect("front matter first");
     let (front, body) = rest.split_once("\n---\n").expect("front matter closed");
@@ -38,10 +39,11 @@ fn issue12_skill_front_matter_has_a_name_and_a_description() {
     }
 }
 
-/// Every `cite SUBCOMMAND … --flag` in the skill's code: the subcommand exists and
-/// clap's definition of it has each flag (read as the docs are: `docs::commands_named`).
+/// Issue 12: every `cite SUBCOMMAND … --flag` in the skill's code: the subcommand exists
+/// and clap's definition of it has each flag (read as the docs are:
+/// `docs::commands_named`).
 #[test]
-fn issue12_skill_commands_and_flags_exist() {
+fn skill_commands_and_flags_exist() {
     let named = docs::commands_named(&skill(), &docs::subcommands());
     let seen: BTreeSet<&str> = named.iter().map(|n| n.subcommand.as_str()).collect();
     assert!(seen.len() >= 10, "found only {seen:?}");

@@ -121,6 +121,30 @@ pub fn source_added(epoch: u64, id: u64, url: &str) -> cite_store::event::Event 
     })
 }
 
+/// How long a test waits for something that must happen before it fails: far longer than
+/// it takes on a loaded 2-core machine, so that only a hang fails the test.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// What a timing check allows for starting a process and opening a ledger on a loaded
+/// machine. A command told to `--wait N` must give up after at least N and within
+/// N + SLACK; one that must not wait at all is told to wait longer than SLACK (so that a
+/// wait shows) and must answer within it.
+pub const SLACK: Duration = Duration::from_secs(5);
+
+/// Polls `condition` until it holds; fails the test, naming `what`, once `deadline` has
+/// passed. For waits on something that must happen, in place of a sleep of a guessed
+/// length followed by an assertion.
+pub fn wait_until(deadline: Duration, what: &str, mut condition: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(
+            started.elapsed() < deadline,
+            "waited {deadline:?} for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Whether the tests run as root (uid 0), read from /proc.
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
@@ -161,13 +185,12 @@ pub fn signal(child: &mut std::process::Child, sig: &str) -> bool {
         .success()
 }
 
-/// For a test that drives an outside tool which is missing (`what` says which, and how to
-/// install it): skips it with a note, unless `$VAR=1` — CI sets it after installing the
-/// tool, and there a missing tool fails the test instead of skipping it.
-pub fn skip_unless_required(var: &str, what: &str, test: &str) {
-    let required = std::env::var(var).is_ok_and(|v| v == "1");
-    assert!(!required, "{var}=1 but {what}");
-    eprintln!("note: {what}; skipping {test}");
+/// Fails a test whose outside tool is missing; `what` says which, and how to install it.
+/// Such tests are `#[ignore]`d, so they run only when asked for (`cargo test --
+/// --ignored`, as CI does): there a missing tool is a broken setup, and a pass would
+/// hide that nothing was tested.
+pub fn missing_tool(what: &str) -> ! {
+    panic!("{what} (CONTRIBUTING.md: tests that drive real tools)")
 }
 
 /// Whether `program args…` runs and exits 0.
@@ -255,29 +278,23 @@ impl Drop for PgDb {
 }
 
 /// The test PostgreSQL server's URL from `$CITE_TEST_POSTGRES` (`.ci/postgres start`
-/// prints it), or `None` with a note that `test` is skipped — unless
-/// `CITE_REQUIRE_POSTGRES=1` (CI), where a missing server fails the test.
-pub fn postgres_server(test: &str) -> Option<String> {
+/// prints it); the test fails when it is unset.
+pub fn postgres_server() -> String {
     match std::env::var("CITE_TEST_POSTGRES") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            skip_unless_required(
-                "CITE_REQUIRE_POSTGRES",
-                "no PostgreSQL server: start one with `.ci/postgres start DIR` and export \
-                 CITE_TEST_POSTGRES=$(cat DIR/url)",
-                test,
-            );
-            None
-        }
+        Ok(url) if !url.is_empty() => url,
+        _ => missing_tool(
+            "no PostgreSQL server: start one with `.ci/postgres start DIR` and export \
+             CITE_TEST_POSTGRES=$(cat DIR/url)",
+        ),
     }
 }
 
-/// A fresh, empty database for `test` on the test server (`cite_t_PID_N`), or `None`
-/// when there is no server (see [`postgres_server`]).
-pub fn postgres_db(test: &str) -> Option<PgDb> {
+/// A fresh, empty database on the test server (`cite_t_PID_N`; see
+/// [`postgres_server`]).
+pub fn postgres_db() -> PgDb {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(1);
-    let base = postgres_server(test)?;
+    let base = postgres_server();
     let name = format!(
         "cite_t_{}_{}",
         std::process::id(),
@@ -297,11 +314,11 @@ pub fn postgres_db(test: &str) -> Option<PgDb> {
     }
     let mut u = url::Url::parse(&base).expect("CITE_TEST_POSTGRES is a URL");
     u.set_path(&format!("/{name}"));
-    Some(PgDb {
+    PgDb {
         url: u.to_string(),
         base,
         name,
-    })
+    }
 }
 
 /// Runs `program args` in `dir`; on failure, panics with the tail of its output.

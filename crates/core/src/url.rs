@@ -275,7 +275,7 @@ mod tests {
     /// to `w`. The canonical form was not a fixed point, so a URL given in the canonical
     /// form `add` printed could be a different source.
     #[test]
-    fn issue_8_decoding_never_spells_a_new_escape() {
+    fn decoding_never_spells_a_new_escape() {
         for s in [
             "https://a.example/%7%37",
             "https://a.example/%%34%31",
@@ -291,7 +291,7 @@ mod tests {
     /// path comes to start with a drive letter kept its host on the first parse and lost
     /// it on the second, so its canonical form was not a fixed point.
     #[test]
-    fn issue_8_file_urls_with_a_drive_letter_are_a_fixed_point() {
+    fn file_urls_with_a_drive_letter_are_a_fixed_point() {
         for s in ["file://h//t:?/", "file://h//c:/x/", "file://h/.//c|/x"] {
             let once = c(s);
             assert_eq!(c(&once), once, "{s}");

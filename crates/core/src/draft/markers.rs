@@ -487,8 +487,9 @@ mod tests {
         }
     }
 
+    /// Every malformed marker form issue 9 lists (`ISSUE9_MALFORMED`) is found.
     #[test]
-    fn every_malformed_marker_of_issue9_is_named() {
+    fn every_malformed_marker_is_named() {
         for m in ISSUE9_MALFORMED {
             let line = format!("a claim.{m} b");
             assert_eq!(bad(&line).len(), 1, "{m}");

@@ -496,8 +496,9 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
+    /// Issue 9.
     #[test]
-    fn issue9_a_passing_draft_shows_only_ledger_urls_and_hides_no_sentence(
+    fn a_passing_draft_shows_only_ledger_urls_and_hides_no_sentence(
         parts in prop::collection::vec(part(), 0..8),
         block in prop::bool::weighted(0.8),
     ) {

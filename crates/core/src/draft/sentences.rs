@@ -334,7 +334,7 @@ mod tests {
     /// Issue 9, item 2: a sentence whose marker is malformed, in any way, is not glued to
     /// the next one, which would lend it that one's provenance.
     #[test]
-    fn issue9_any_bracket_group_after_the_punctuation_ends_the_sentence() {
+    fn any_bracket_group_after_the_punctuation_ends_the_sentence() {
         let others = ["[sic]", "[", "[x](https://a.org)"];
         for marker in ISSUE9_MALFORMED.iter().chain(&others) {
             let line = format!(
@@ -352,8 +352,9 @@ mod tests {
         assert_eq!(s[0].text, "*An unsupported claim is made here.*[tool:]]");
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_inline_code_ends_no_sentence_and_cites_nothing() {
+    fn inline_code_ends_no_sentence_and_cites_nothing() {
         let line = "Run `make. Then` and cite `[2]` here now.[1] Done with this one.";
         let code = [(4, 16), (26, 31)];
         let s = read(line, &code).sentences;
@@ -370,8 +371,9 @@ mod tests {
         assert!(!read(line, &[(25, 30)]).sentences[0].has_provenance());
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_a_comment_hides_no_marker_and_glues_no_sentences() {
+    fn a_comment_hides_no_marker_and_glues_no_sentences() {
         let line = "An unsupported claim is here.<!-- [1] --> A cited claim is here.[1]";
         let s = read(line, &[(29, 41)]).sentences;
         let got: Vec<_> = s.iter().map(|s| s.cited.clone()).collect();
@@ -380,8 +382,9 @@ mod tests {
         assert_eq!(read(line, &[(29, 32)]).sentences.len(), 2);
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_a_marker_after_a_space_goes_with_the_sentence_before_and_is_noted() {
+    fn a_marker_after_a_space_goes_with_the_sentence_before_and_is_noted() {
         let c = read(
             "The light has a longer wavelength. [1][2] Next sentence is here.",
             &[],

@@ -241,8 +241,9 @@ fn listed(draft: &str) -> Vec<(u64, String, usize)> {
         .collect()
 }
 
+/// Issue 9.
 #[test]
-fn issue9_entries_outside_the_block_are_listed_wherever_they_are() {
+fn entries_outside_the_block_are_listed_wherever_they_are() {
     let draft = "\
 Claim here.[1]
 [2] https://a.org/x
@@ -283,8 +284,9 @@ Text `[10] https://i.org` here.
     assert!(s.urls.is_empty(), "{:?}", s.urls);
 }
 
+/// Issue 9.
 #[test]
-fn issue9_raw_urls_are_those_in_prose_with_no_id() {
+fn raw_urls_are_those_in_prose_with_no_id() {
     let draft = "See https://a.org/x. and `https://code.org` or <https://b.org>.\n```\nhttps://fenced.org\n```\n[1] https://s1.org — also https://c.org\n";
     let s = summarize(draft);
     let urls: Vec<_> = s.urls.iter().map(|(u, l)| (*u, *l)).collect();
@@ -298,8 +300,9 @@ fn issue9_raw_urls_are_those_in_prose_with_no_id() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_sources_sections_before_the_end_are_named() {
+fn sources_sections_before_the_end_are_named() {
     let s = summarize("Claim.[1]\n\n## Sources\n\n[2] https://x.org\n\n## Appendix\n\nText.\n");
     assert_eq!(
         s.sections,
@@ -327,8 +330,9 @@ fn issue9_sources_sections_before_the_end_are_named() {
     assert_eq!(s.sections, Sections::default());
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_block_is_never_written_into_an_open_fence_or_beside_a_second_section() {
+fn a_block_is_never_written_into_an_open_fence_or_beside_a_second_section() {
     assert_eq!(
         body_for_block("Claim.[1]\n\n## Sources\n[1] https://x.org\n"),
         Ok("Claim.[1]")
@@ -353,8 +357,9 @@ fn issue9_a_block_is_never_written_into_an_open_fence_or_beside_a_second_section
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_the_unclosed_fence_is_reported() {
+fn the_unclosed_fence_is_reported() {
     let s = summarize("Claim here.[1]\n\n```rust\nfn main() {}\n");
     assert_eq!(s.unclosed_fence.map(|f| f.line), Some(3));
     assert_eq!(summarize("```\nx\n```\n").unclosed_fence, None);
@@ -365,7 +370,7 @@ fn issue9_the_unclosed_fence_is_reported() {
 /// --replace-in` read as a line terminator and dropped, so replacing twice changed the
 /// draft again.
 #[test]
-fn issue_8_stray_carriage_returns_keep_replacement_idempotent() {
+fn stray_carriage_returns_keep_replacement_idempotent() {
     let draft = "Claim here.[1]\r\r\n\r\n## Sources\r\n[1] https://a.org\r\n";
     let body = body_without_block(draft);
     assert_eq!(body, "Claim here.[1]");

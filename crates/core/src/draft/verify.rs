@@ -1403,8 +1403,9 @@ Sources:
         assert_eq!(json["counts"]["cited"], 1);
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_new_warnings_come_after_the_old_ones() {
+    fn new_warnings_come_after_the_old_ones() {
         let draft = "\
 A claim cited four times.[1][1][1][1]
 Two sources back this claim.[1, 2]
@@ -1439,8 +1440,9 @@ unclosed
         );
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_many_mistakes_make_a_short_report() {
+    fn many_mistakes_make_a_short_report() {
         let mut draft = String::new();
         for i in 0..30 {
             draft.push_str(&format!(
@@ -1458,8 +1460,9 @@ unclosed
         );
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_coverage_lists_every_uncovered_line() {
+    fn coverage_lists_every_uncovered_line() {
         let mut draft = String::from("One covered claim is here.[policy]\n");
         for _ in 0..22 {
             draft.push_str("A bare claim stands here. Another bare one too here.\n");

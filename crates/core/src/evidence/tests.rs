@@ -321,8 +321,9 @@ fn selector_on_a_match_inside_a_folded_expansion_covers_the_whole_character() {
 
 // ---- typographic variants (issue 9) ----
 
+/// Issue 9.
 #[test]
-fn issue9_curly_quotes_dashes_and_ellipses_match_their_plain_forms() {
+fn curly_quotes_dashes_and_ellipses_match_their_plain_forms() {
     let page = "He said “it’s done” — and left… The 1990–2000 data, ‘mostly’ −5 °C.";
     let plain = check(r#"he said "it's done" - and left..."#, page).unwrap();
     // The selector points at the page's own characters.
@@ -346,8 +347,9 @@ fn issue9_curly_quotes_dashes_and_ellipses_match_their_plain_forms() {
     assert!(check("then 1990–2000 — or so", page).is_ok());
 }
 
+/// Issue 9.
 #[test]
-fn issue9_other_quote_marks_and_hyphens_fold_too() {
+fn other_quote_marks_and_hyphens_fold_too() {
     let cases = [
         (
             "she wrote \"Bonjour tout le monde\"",
@@ -367,8 +369,9 @@ fn issue9_other_quote_marks_and_hyphens_fold_too() {
     }
 }
 
+/// Issue 9.
 #[test]
-fn issue9_unicode_spaces_are_whitespace() {
+fn unicode_spaces_are_whitespace() {
     // Already true before issue 9 (Python's whitespace is Unicode White_Space); kept here
     // beside the other typographic variants.
     let page = "one\u{a0}two\u{2002}three\u{2009}four\u{202f}five\u{205f}six\u{3000}seven";
@@ -376,8 +379,9 @@ fn issue9_unicode_spaces_are_whitespace() {
     assert!(check("two\u{a0}three four", "one two three four").is_ok());
 }
 
+/// Issue 9.
 #[test]
-fn issue9_invisible_characters_are_not_text() {
+fn invisible_characters_are_not_text() {
     // Soft hyphens, zero-width spaces and joiners, word joiners and byte order marks
     // show nothing, and a writer retyping the words never types them.
     let page = "the in\u{ad}for\u{ad}ma\u{200b}tion age\u{2060} \u{feff}began";
@@ -399,8 +403,9 @@ fn issue9_invisible_characters_are_not_text() {
     assert_eq!(find("\u{ad}", "a\u{ad}b").map(|s| s.start), Some(1));
 }
 
+/// Issue 9.
 #[test]
-fn issue9_paraphrase_is_still_refused_with_typography() {
+fn paraphrase_is_still_refused_with_typography() {
     let page = "He said “it’s done” — and left… the room.";
     assert_eq!(
         check(r#"he said "it's over" - and"#, page),
@@ -426,7 +431,7 @@ fn issue9_paraphrase_is_still_refused_with_typography() {
 /// it is found at the same place as before, even when a typographic variant of it comes
 /// earlier on the page. The selectors are the ones the previous version stored.
 #[test]
-fn issue9_quotes_stored_before_keep_their_selectors() {
+fn quotes_stored_before_keep_their_selectors() {
     let cases = [
         (
             "\"it's here\" now",
@@ -469,8 +474,9 @@ fn issue9_quotes_stored_before_keep_their_selectors() {
     assert_eq!((got.exact.as_str(), got.start), ("“it’s here” now", 6));
 }
 
+/// Issue 9.
 #[test]
-fn issue9_the_key_folds_typography() {
+fn the_key_folds_typography() {
     assert_eq!(
         match_key("“It’s” — ‘so’… «x» ‹y› 1–2 −3 a‐b c‑d e--f g---h \u{ad}i\u{200b}j"),
         r#""it's" - 'so'... "x" 'y' 1-2 -3 a-b c-d e-f g-h ij"#
@@ -481,8 +487,9 @@ fn issue9_the_key_folds_typography() {
 
 // ---- markdown noise is not words (issue 9) ----
 
+/// Issue 9.
 #[test]
-fn issue9_markdown_noise_does_not_count_as_words() {
+fn markdown_noise_does_not_count_as_words() {
     let page = "a b c and more";
     for quote in [
         "* * * a",
@@ -514,8 +521,9 @@ fn passage(text: &str, line: u64, start: u64, end: u64) -> Passage {
     }
 }
 
+/// Issue 9.
 #[test]
-fn issue9_the_closest_passage_to_a_paraphrase() {
+fn a_paraphrase_gets_the_closest_passage() {
     let page = "Minutes.\nThe committee approved the budget on Tuesday.\nNothing else.";
     assert_eq!(
         closest("the committee passed the budget", page),
@@ -530,8 +538,9 @@ fn issue9_the_closest_passage_to_a_paraphrase() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_the_closest_passage_keeps_the_pages_characters() {
+fn the_closest_passage_keeps_the_pages_characters() {
     let page = "Risk rises with **two**\n copies of [ERAP1](https://x.example/e) in carriers.";
     assert_eq!(
         closest("risk rises with three copies of ERAP1", page),
@@ -554,8 +563,9 @@ fn issue9_the_closest_passage_keeps_the_pages_characters() {
     );
 }
 
+/// Issue 9.
 #[test]
-fn issue9_no_closest_passage_when_nothing_is_close() {
+fn no_closest_passage_when_nothing_is_close() {
     let page = "The committee approved the budget on Tuesday.";
     assert_eq!(closest("an entirely unrelated sentence", page), None);
     // One word in six in common is not close.
@@ -714,8 +724,9 @@ proptest! {
         prop_assert_eq!(check(&quote.join(" "), &page), Err(QuoteError::NotFound));
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_a_retyped_quote_lands_where_the_verbatim_one_does(
+    fn a_retyped_quote_lands_where_the_verbatim_one_does(
         (words, how, seps, i, j) in page_and_run(),
         dress in prop::collection::vec(0u8..8, 40),
         nbsp in prop::collection::vec(any::<bool>(), 40),
@@ -728,8 +739,9 @@ proptest! {
         assert_selector_fits(&got.unwrap(), &page, &plain);
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_a_retyped_quote_with_a_word_changed_is_refused(
+    fn a_retyped_quote_with_a_word_changed_is_refused(
         (words, how, seps, i, j) in page_and_run(),
         dress in prop::collection::vec(0u8..8, 40),
         nbsp in prop::collection::vec(any::<bool>(), 40),
@@ -743,8 +755,9 @@ proptest! {
         prop_assert_eq!(check(&plain, &page), Err(QuoteError::NotFound));
     }
 
+    /// Issue 9.
     #[test]
-    fn issue9_closest_points_into_the_page(
+    fn closest_points_into_the_page(
         page in "[\\[\\]()*_~`\\\\ \n\tabcßΣ氷.!‘’“”…—\u{ad}-]{0,80}",
         quote in "[ abcßΣ氷.!'\"-]{0,30}",
     ) {
@@ -813,8 +826,9 @@ fn a_large_page_is_checked_to_its_last_sentence() {
     assert!(check("the very last sentence ends", &page).is_ok());
 }
 
+/// Issue 9.
 #[test]
-fn issue9_a_large_page_refuses_with_the_closest_passage() {
+fn a_large_page_refuses_with_the_closest_passage() {
     let page = large_page(
         "The “quick” brown fox — it’s said — jumps over the [lazy dog](https://x.example/dog)… \
          `code` ~~gone~~ _emph_. Ο ΣΊΣΥΦΟΣ κυλά την πέτρα, Straße. 氷は水より軽い。\n\n",

@@ -94,7 +94,7 @@ mod tests {
 
     /// Issue 18: DOI and arXiv sources lost their identifiers in the export.
     #[test]
-    fn issue18_doi_and_arxiv_sources_carry_doi_and_eprint() {
+    fn doi_and_arxiv_sources_carry_doi_and_eprint() {
         assert_eq!(
             entry(&src(
                 "Handbook",

@@ -215,7 +215,7 @@ mod tests {
     /// Issue 12: citeproc (pandoc's and citeproc-js) reads `<i>`, `<b>`, `<sup>`,
     /// `<span class="nocase">`… in a title as markup; a page title is plain text.
     #[test]
-    fn issue12_titles_are_not_read_as_markup() {
+    fn titles_are_not_read_as_markup() {
         assert_eq!(
             csl_text("<i>x</i> <span class=\"nocase\">y</span> a < b <3"),
             "<<span class=\"nocase\"></span>i>x<<span class=\"nocase\"></span>/i> \
@@ -231,7 +231,7 @@ mod tests {
     /// Issue 18: a source registered as `doi:…` or `arXiv:…` was exported as a bare
     /// web page, its identifier left in the URL for nobody to read.
     #[test]
-    fn issue18_doi_and_arxiv_sources_carry_their_identifiers() {
+    fn doi_and_arxiv_sources_carry_their_identifiers() {
         let doi = serde_json::to_value(item(&entry_at(
             "https://doi.org/10.1000/a%3Cb%3E",
             "Handbook",

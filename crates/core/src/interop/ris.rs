@@ -119,7 +119,7 @@ mod tests {
 
     /// Issue 18: rispy split `UR` on `;`, so a URL with a `;` came back as several.
     #[test]
-    fn issue18_a_url_with_a_semicolon_stays_one_url() {
+    fn a_url_with_a_semicolon_stays_one_url() {
         let s = Source {
             id: 1,
             url: "https://a.example/p;v=1?q=a;b".into(),
@@ -136,7 +136,7 @@ mod tests {
 
     /// Issue 18: a DOI source's DOI was only in its URL.
     #[test]
-    fn issue18_doi_sources_carry_do() {
+    fn doi_sources_carry_do() {
         let s = Source {
             id: 1,
             url: "https://dx.doi.org/10.1002/(SICI)1097-4636(199812)43:4%3C547::AID-JBM20%3E3.0.CO;2-%23"

@@ -228,7 +228,7 @@ mod tests {
     /// Issue 12: under url.sty `\url{…Caf\%C3\%A9}` printed the backslashes, and `\{`
     /// broke hyperref; the access date sat only in `note`, which CSL styles never print.
     #[test]
-    fn issue12_bibtex_urls_are_verbatim_and_dated() {
+    fn bibtex_urls_are_verbatim_and_dated() {
         let mut s = src(4, "https://a.example/Caf%C3%A9?q={x}\\y#z_~;", "T");
         assert_eq!(
             block(std::slice::from_ref(&s), Style::Bibtex),
@@ -248,7 +248,7 @@ mod tests {
 
     /// Issue 12: one unbalanced `}` (written `\}`) made biber reject the whole file.
     #[test]
-    fn issue12_braces_are_brace_safe() {
+    fn braces_are_brace_safe() {
         let t = bibtex_escape("a } b { c");
         assert_eq!(t, r"a \textbraceright{} b \textbraceleft{} c");
         // What BibTeX and biber count, backslashes or not, is balanced.
@@ -258,7 +258,7 @@ mod tests {
     /// Issue 12: `--`, `---`, ``` `` ```, `''`, `?``, `!``, `<<`, `>>`, `,,` are ligatures
     /// in TeX fonts; each character must print as itself.
     #[test]
-    fn issue12_ligatures_are_broken_up() {
+    fn ligatures_are_broken_up() {
         assert_eq!(bibtex_escape("a--b"), r"a-\/-b");
         assert_eq!(bibtex_escape("---"), r"-\/-\/-");
         assert_eq!(
@@ -280,7 +280,7 @@ mod tests {
     /// Issue 12: control characters stopped lualatex (`Text line contains an invalid
     /// character`); line-breaking ones become spaces, the others go.
     #[test]
-    fn issue12_control_characters_never_reach_tex() {
+    fn control_characters_never_reach_tex() {
         assert_eq!(
             bibtex_escape("a\u{0}b\u{7}c\u{1b}d\u{7f}e\u{85}f\u{9f}g\u{fffe}h"),
             "abcde fgh"
@@ -356,8 +356,9 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
 
+        /// Issue 12.
         #[test]
-        fn issue12_any_title_is_tex_safe(
+        fn any_title_is_tex_safe(
             title in "(\\PC|[\\x00-\\x1f\\x7f-\\x9f{}\\\\`'\"<>,!?|-]|\u{fffd}|\u{2028}){0,40}"
         ) {
             let out = bibtex_escape(&title);
@@ -366,8 +367,9 @@ mod tests {
             }
         }
 
+        /// Issue 12.
         #[test]
-        fn issue12_tex_urls_decode_back(url in "https://a\\.example/\\?[a-z{}\\\\]{0,20}") {
+        fn tex_urls_decode_back(url in "https://a\\.example/\\?[a-z{}\\\\]{0,20}") {
             let tex = tex_url(&url);
             let braces = tex.contains(['{', '}', '\\']);
             proptest::prop_assert!(!braces, "{}", tex);
