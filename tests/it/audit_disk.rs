@@ -82,7 +82,7 @@ fn ledger() -> Sandbox {
 }
 
 #[test]
-#[ignore = "needs unshare --mount (util-linux) with mount namespaces — run with cargo test -- --ignored, as CI does (CONTRIBUTING.md)"]
+#[ignore = "needs unshare --mount (util-linux): see CONTRIBUTING.md, run with cargo test -- --ignored"]
 fn audit_passes_on_a_full_disk_and_says_where_it_checked() {
     let sb = ledger();
     let (code, out, err) = on_a_full_disk(
@@ -118,7 +118,7 @@ fn audit_passes_on_a_full_disk_and_says_where_it_checked() {
 }
 
 #[test]
-#[ignore = "needs unshare --mount (util-linux) with mount namespaces — run with cargo test -- --ignored, as CI does (CONTRIBUTING.md)"]
+#[ignore = "needs unshare --mount (util-linux): see CONTRIBUTING.md, run with cargo test -- --ignored"]
 fn audit_on_a_full_disk_still_finds_damage() {
     let sb = ledger();
     // A quote's page text changed in the ledger: the evidence re-check must still run.
