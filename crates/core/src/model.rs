@@ -24,6 +24,11 @@ pub struct Source {
     pub quotes: Vec<Quote>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
+    /// For an alias, the id of the source it is the same page as: an import of a
+    /// `sources.py` ledger that listed one page under two ids keeps both (left out
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias_of: Option<u64>,
 }
 
 /// A verbatim quote attached to a source.

@@ -95,15 +95,6 @@ pub enum ImportError {
         id: u64,
         date: String,
     },
-    #[error(
-        "{from}: [{first}] and [{second}] are the same URL once canonicalized ({url}) — merge the two entries in the JSON, then import"
-    )]
-    SameUrl {
-        from: String,
-        first: u64,
-        second: u64,
-        url: String,
-    },
     #[error("epoch {epoch} already has sources — run `cite reset` first, then import")]
     EpochNotEmpty { epoch: u64 },
     #[error(
@@ -160,6 +151,8 @@ pub struct ImportRequest {
     max_id: u64,
     /// blake3 of the bytes the check read; the write must read the same.
     digest: [u8; 32],
+    /// Each id whose canonical URL a smaller id of the file has: the alias and that id.
+    aliases: HashMap<u64, u64>,
 }
 
 /// What [`Ledger::import`] wrote.
@@ -288,17 +281,15 @@ fn check(input: Input, from: &str) -> Result<ImportRequest, ImportError> {
     let sources = keys.len() as u64;
     let max_id = keys.last().map_or(0, |k| k.id);
     keys.sort_unstable_by_key(|k| (k.url, k.id));
-    // In each run of one URL, its two smallest ids; of those pairs, the one an id-order
-    // walk meets first.
-    let same = keys
+    // Entries that canonicalize to one URL all keep their ids (issue 19: merging them
+    // broke every draft that cited both): the smallest id is the source, the others its
+    // aliases.
+    let aliases: HashMap<u64, u64> = keys
         .chunk_by(|a, b| a.url == b.url)
         .filter(|run| run.len() > 1)
-        .map(|run| (run[0].id, run[1].id))
-        .min_by_key(|&(_, second)| second);
+        .flat_map(|run| run[1..].iter().map(|k| (k.id, run[0].id)))
+        .collect();
     drop(keys);
-    if let Some((first, second)) = same {
-        return Err(same_url(&input, from, first, second));
-    }
     Ok(ImportRequest {
         input,
         from: from.to_string(),
@@ -306,6 +297,7 @@ fn check(input: Input, from: &str) -> Result<ImportRequest, ImportError> {
         quotes,
         max_id,
         digest,
+        aliases,
     })
 }
 
@@ -331,29 +323,6 @@ fn first_repeated_id(input: &Input, from: &str, repeated: &[u64]) -> ImportError
         (_, Some((id, first, second))) => ImportError::NotALedger {
             from: from.to_string(),
             reason: format!("id {id} appears twice (entries {first} and {second})"),
-        },
-        (Err(e), None) => e,
-        (Ok(_), None) => changed(from),
-    }
-}
-
-/// The message for ids `first` and `second` sharing a canonical URL, read again from the
-/// file, as URLs are not kept.
-fn same_url(input: &Input, from: &str, first: u64, second: u64) -> ImportError {
-    let mut url = None;
-    let read = input.pass(from, &mut |position, raw| {
-        if entry_id(&raw, position, from).ok() != Some(first) {
-            return ControlFlow::Continue(());
-        }
-        url = check_entry(raw, position, from).ok().map(|e| e.url);
-        ControlFlow::Break(())
-    });
-    match (read, url) {
-        (_, Some(url)) => ImportError::SameUrl {
-            from: from.to_string(),
-            first,
-            second,
-            url,
         },
         (Err(e), None) => e,
         (Ok(_), None) => changed(from),
@@ -517,6 +486,7 @@ impl Ledger {
             sources: total,
             quotes,
             digest,
+            aliases,
             ..
         } = req;
         store.write(&origin, self.wait, |w| {
@@ -532,13 +502,16 @@ impl Ledger {
             })?;
             let mut done = 0u64;
             let mut failed: Option<Error> = None;
+            // Quotes of aliases, for their source, which a later entry may add.
+            let mut deferred: Vec<(u64, QuoteEntry)> = Vec::new();
             let read = input.pass(&from, &mut |position, raw| {
                 let written = match check_entry(raw, position, &from) {
                     // The check found no id or URL twice, and the views agreed with the
                     // log when the transaction began: a record the store refuses as a
                     // duplicate can only come from a file that changed since.
                     Ok(entry) if done < total => {
-                        write_entry(w, epoch, entry).map_err(|e| match e {
+                        let of = aliases.get(&entry.id).copied();
+                        write_entry(w, epoch, entry, of, &mut deferred).map_err(|e| match e {
                             Error::Store(StoreError::Invariant { .. }) => changed(&from).into(),
                             e => e,
                         })
@@ -565,6 +538,14 @@ impl Ledger {
                 Err(e @ ImportError::Input(_)) => return Err(e.into()),
                 _ => return Err(changed(&from).into()),
             }
+            for (of, q) in deferred {
+                w.append(Event::QuoteImported {
+                    epoch,
+                    id: SourceId(of),
+                    text: q.text,
+                    added: q.added,
+                })?;
+            }
             Ok(Imported {
                 from: from.clone(),
                 epoch: epoch.0,
@@ -576,24 +557,42 @@ impl Ledger {
 }
 
 /// Appends one checked entry: its source, then its quotes.
-fn write_entry(w: &mut cite_store::Writer<'_>, epoch: Epoch, e: Entry) -> Result<()> {
+/// Writes one checked entry; an alias (`of`: its source's id) is stored under its
+/// source's URL marked as an alias ([`crate::alias_url`]), and its quotes go to its source,
+/// after every entry is written (`deferred`), so that both ids show the same evidence.
+fn write_entry(
+    w: &mut cite_store::Writer<'_>,
+    epoch: Epoch,
+    e: Entry,
+    of: Option<u64>,
+    deferred: &mut Vec<(u64, QuoteEntry)>,
+) -> Result<()> {
     let id = SourceId(e.id);
+    let url = match of {
+        Some(of) => crate::alias_url(&e.url, of),
+        None => e.url,
+    };
     w.append(Event::SourceAdded(SourceAdded {
         epoch,
         id,
         url_given: e.url_given,
-        url: e.url,
+        url,
         title: e.title,
         accessed: e.accessed,
         via: e.via,
     }))?;
     for q in e.quotes {
-        w.append(Event::QuoteImported {
-            epoch,
-            id,
-            text: q.text,
-            added: q.added,
-        })?;
+        match of {
+            Some(of) => deferred.push((of, q)),
+            None => {
+                w.append(Event::QuoteImported {
+                    epoch,
+                    id,
+                    text: q.text,
+                    added: q.added,
+                })?;
+            }
+        }
     }
     Ok(())
 }
@@ -800,11 +799,19 @@ mod tests {
             reason(r#"{"sources":[{"id":4,"url":"nope"}]}"#)
                 .starts_with("l.json: entry 1 (id 4): not a URL: \"nope\"")
         );
-        assert_eq!(
-            reason(
-                r#"{"sources":[{"id":9,"url":"https://a.example/#x"},{"id":2,"url":"HTTPS://A.EXAMPLE"}]}"#
-            ),
-            "l.json: [2] and [9] are the same URL once canonicalized (https://a.example) — merge the two entries in the JSON, then import"
-        );
+    }
+
+    /// Issue 19: entries that canonicalize to one URL are kept, the later ids as aliases
+    /// of the smallest.
+    #[test]
+    fn entries_of_one_url_become_aliases_of_the_smallest_id() {
+        let req = parse(
+            r#"{"sources":[{"id":9,"url":"https://a.example/#x"},{"id":2,"url":"HTTPS://A.EXAMPLE"},
+              {"id":4,"url":"https://a.example/"},{"id":5,"url":"https://b.example"}]}"#,
+        )
+        .unwrap();
+        let mut aliases: Vec<(u64, u64)> = req.aliases.iter().map(|(&a, &b)| (a, b)).collect();
+        aliases.sort_unstable();
+        assert_eq!(aliases, [(4, 2), (9, 2)]);
     }
 }

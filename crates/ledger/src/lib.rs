@@ -143,6 +143,25 @@ fn quote_of(q: QuoteRow) -> Quote {
     }
 }
 
+/// The fragment that marks an alias's URL: an import of a `sources.py` ledger that
+/// lists one page under two ids keeps both (issue 19); the later is stored under the
+/// earlier's canonical URL with `#cite-alias-of-N` after it. A canonical URL never has
+/// a fragment (canonicalization drops it), so the mark cannot collide with a page, and
+/// no `add` can make one; the url index keeps the page's own URL for the earlier id.
+pub const ALIAS_FRAGMENT: &str = "#cite-alias-of-";
+
+/// The URL an alias of source `of` is stored under.
+pub fn alias_url(url: &str, of: u64) -> String {
+    format!("{url}{ALIAS_FRAGMENT}{of}")
+}
+
+/// For a URL an alias is stored under: the page's URL and the id it is an alias of.
+pub fn alias_of(url: &str) -> Option<(&str, u64)> {
+    let (page, of) = url.rsplit_once(ALIAS_FRAGMENT)?;
+    let of = of.parse().ok().filter(|&n: &u64| n >= 1)?;
+    Some((page, of))
+}
+
 /// A stored source, with its quotes, as the ledger hands it out.
 fn source_of(id: SourceId, row: SourceRow, quotes: Vec<Quote>) -> Source {
     Source {
@@ -152,6 +171,7 @@ fn source_of(id: SourceId, row: SourceRow, quotes: Vec<Quote>) -> Source {
         accessed: row.accessed,
         quotes,
         via: row.via,
+        alias_of: None,
     }
 }
 
@@ -539,8 +559,14 @@ impl Ledger {
         let origin = ctx.origin();
         store.write(&origin, self.wait, |w| {
             let epoch = w.epoch();
-            let sid = SourceId(id);
-            let row = w.source(epoch, sid)?.ok_or(Error::UnknownSource(id))?;
+            let mut sid = SourceId(id);
+            let mut row = w.source(epoch, sid)?.ok_or(Error::UnknownSource(id))?;
+            // An alias's evidence is its source's: the quote goes there, and both ids
+            // show it.
+            if let Some((_, of)) = alias_of(&row.url) {
+                sid = SourceId(of);
+                row = w.source(epoch, sid)?.ok_or(Error::UnknownSource(of))?;
+            }
             let (selector, snapshot, page_also_stored_for) = match (checked.clone(), evidence) {
                 (Some(sel), Some(page)) => {
                     let (hash, stored_before) = w.put_snapshot(page)?;
@@ -692,6 +718,7 @@ fn register_in(
             accessed: accessed.to_string(),
             quotes: Vec::new(),
             via: via.map(str::to_string),
+            alias_of: None,
         });
     }
     let mut page_also_stored_for = Vec::new();

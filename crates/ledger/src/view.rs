@@ -7,7 +7,7 @@ use time::format_description::well_known::Rfc3339;
 use cite_store::event::{self, Epoch, Event, Origin, Record, Seq, SourceId};
 use cite_store::{Reader, Store, StoreError, StoredSource};
 
-use super::{Error, Result, Source, quote_of, source_of};
+use super::{Error, Quote, Result, Source, alias_of, quote_of, source_of};
 use cite_core::model::{
     ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, RouteCount, SourceDetail,
     SourceEntry,
@@ -50,11 +50,30 @@ impl View {
 
     /// A source with its quotes, from its stored row.
     fn full(&self, s: StoredSource) -> Result<Source> {
-        let quotes = match (&self.reader, s.row.quotes) {
-            (Some(r), n) if n > 0 => r.quotes(s.epoch, s.id)?.into_iter().map(quote_of).collect(),
+        let mut quotes = self.quotes_of(s.id, s.row.quotes)?;
+        // An alias shows its source's page and evidence under its own number.
+        let of = alias_of(&s.row.url).map(|(url, of)| (url.len(), of));
+        let mut source = source_of(s.id, s.row, Vec::new());
+        if let Some((len, of)) = of {
+            source.url.truncate(len);
+            source.alias_of = Some(of);
+            let n = self.stored(of).map(|t| t.row.quotes).unwrap_or(0);
+            quotes.extend(self.quotes_of(SourceId(of), n)?);
+        }
+        source.quotes = quotes;
+        Ok(source)
+    }
+
+    /// The `n` quotes of source `id` (none read when `n` is 0).
+    fn quotes_of(&self, id: SourceId, n: u64) -> Result<Vec<Quote>> {
+        Ok(match &self.reader {
+            Some(r) if n > 0 => r
+                .quotes(self.epoch, id)?
+                .into_iter()
+                .map(quote_of)
+                .collect(),
             _ => Vec::new(),
-        };
-        Ok(source_of(s.id, s.row, quotes))
+        })
     }
 }
 
@@ -253,7 +272,15 @@ impl View {
             None => None,
             Some(r) => r.source(self.epoch, SourceId(id))?,
         };
-        Ok(found.map(|s| (s.row.url, s.row.quotes)))
+        let Some(s) = found else { return Ok(None) };
+        match alias_of(&s.row.url) {
+            // An alias: its source's URL, and the quotes it shows, which are its source's.
+            Some((url, of)) => {
+                let n = self.brief(of)?.map_or(0, |(_, n)| n);
+                Ok(Some((url.to_string(), s.row.quotes + n)))
+            }
+            None => Ok(Some((s.row.url, s.row.quotes))),
+        }
     }
 
     /// The id of the source whose canonical URL is `url`, if the epoch has one.

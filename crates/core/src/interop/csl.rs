@@ -182,6 +182,7 @@ mod tests {
                     selector: None,
                 }],
                 via: Some("web".into()),
+                alias_of: None,
             },
             snapshots: vec!["aa".into(), "bb".into()],
         }

@@ -41,9 +41,12 @@ pub fn entry(s: &Source) -> Entry {
         url: s.url.clone(),
         title: s.title.clone(),
         accessed: s.accessed.clone(),
+        // An alias shows its source's quotes; the file lists them once, under the
+        // source, so that an import gives them back once.
         quotes: s
             .quotes
             .iter()
+            .filter(|_| s.alias_of.is_none())
             .map(|q| Quote {
                 text: q.text.clone(),
                 added: q.added.clone(),
@@ -89,6 +92,7 @@ mod tests {
                     })
                     .collect(),
                 via: None,
+                alias_of: None,
             },
             snapshots: vec![],
         }

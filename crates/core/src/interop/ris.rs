@@ -104,6 +104,7 @@ mod tests {
             accessed: "2024-01-02".into(),
             quotes: vec![],
             via: None,
+            alias_of: None,
         };
         assert_eq!(
             record(&s),
@@ -127,6 +128,7 @@ mod tests {
             accessed: String::new(),
             quotes: vec![],
             via: None,
+            alias_of: None,
         };
         assert_eq!(
             record(&s),
@@ -145,6 +147,7 @@ mod tests {
             accessed: "2024-01-02".into(),
             quotes: vec![],
             via: None,
+            alias_of: None,
         };
         assert_eq!(
             record(&s),

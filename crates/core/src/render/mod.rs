@@ -196,6 +196,11 @@ pub fn show(d: &SourceDetail) -> Vec<String> {
     let s = &d.source;
     let mut out = vec![list_line(s)];
     out.push(format!("  epoch:     {}", d.epoch));
+    if let Some(of) = s.alias_of {
+        out.push(format!(
+            "  alias of:  [{of}] (the same page, imported under two ids; its quotes are [{of}]'s)"
+        ));
+    }
     out.push(format!("  given as:  {}", d.url_given));
     out.push(format!("  accessed:  {}", s.accessed));
     if let Some(v) = &s.via {
