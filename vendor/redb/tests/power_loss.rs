@@ -256,7 +256,11 @@ fn every_acknowledged_commit_survives_a_power_loss() {
         check(&mut reopened, &acknowledged, seed);
         // And the file takes writes again.
         let write = reopened.begin_write().unwrap();
-        write.open_table(TABLE).unwrap().insert(u64::MAX - 1, 0).unwrap();
+        write
+            .open_table(TABLE)
+            .unwrap()
+            .insert(u64::MAX - 1, 0)
+            .unwrap();
         write.commit().unwrap();
     }
 }
