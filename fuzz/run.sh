@@ -12,8 +12,10 @@
 # Stable Rust is enough: cargo-fuzz needs nightly only for its `-Zsanitizer` flag, and
 # `-s none` leaves it out. Every other flag it passes (`-Cpasses=sancov-module`, the
 # `-Cllvm-args=-sanitizer-coverage-*` options, `--cfg fuzzing`) is stable. Without
-# AddressSanitizer a memory error in unsafe code may go unseen; cite has no unsafe code,
-# and what the targets look for are panics, overflows and broken promises.
+# AddressSanitizer a memory error in unsafe code may go unseen: cite's few unsafe blocks
+# are FFI calls to libc (file locks, a socket's peer credentials, the monotonic clock),
+# each with a SAFETY comment, on no path the targets drive; what the targets look for are
+# panics, overflows and broken promises.
 set -euo pipefail
 
 # Pinned, so that a new cargo-fuzz cannot change the flags under CI; any version already

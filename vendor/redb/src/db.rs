@@ -3685,9 +3685,7 @@ mod writer_byte_test {
             self.inner.set_len(len)
         }
         fn sync_data(&self) -> Result<(), super::BackendIoError> {
-            self.syncs
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-
+            self.syncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.sync_data()
         }
         fn write(&self, offset: u64, data: &[u8]) -> Result<(), super::BackendIoError> {
@@ -3840,7 +3838,6 @@ mod writer_byte_test {
         assert!(!left_unclean(tmpfile.path()), "the closes left it unclean");
         assert_eq!(value(tmpfile.path()), Some(7));
     }
-
 }
 
 /// The consistent byte, probed directly: a byte-range lock is invisible through the public API.

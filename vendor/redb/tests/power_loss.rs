@@ -1,5 +1,5 @@
-//! Power loss in multi-writer mode: whatever was written but not yet synced may or may not
-//! reach the disk, in any combination. After such a loss the file must open, pass its
+//! Power loss, in each concurrency mode: whatever was written but not yet synced may or may
+//! not reach the disk, in any combination. After such a loss the file must open, pass its
 //! integrity check, and hold every commit that `commit()` acknowledged.
 //!
 //! The simulated disk keeps two images: what reads see (the page cache) and what is
@@ -137,9 +137,9 @@ impl Rng {
     }
 }
 
-fn open(disk: &Arc<Mutex<Disk>>) -> Database {
+fn open(disk: &Arc<Mutex<Disk>>, mode: ConcurrencyMode) -> Database {
     let mut builder = Builder::new();
-    builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
+    builder.set_concurrency_mode(mode);
     builder
         .create_with_backend(Simulated(disk.clone()))
         .expect("open after a power loss")
@@ -163,10 +163,10 @@ fn power_loss(disk: &Arc<Mutex<Disk>>, rng: &mut Rng) -> Arc<Mutex<Disk>> {
     }))
 }
 
-fn check(db: &mut Database, acknowledged: &[u64], seed: u64) {
+fn check(db: &mut Database, acknowledged: &[u64], mode: ConcurrencyMode, seed: u64) {
     assert!(
         db.check_integrity().expect("integrity check"),
-        "seed {seed}: integrity check repaired damage"
+        "{mode:?}, seed {seed}: integrity check repaired damage"
     );
     if acknowledged.is_empty() {
         return;
@@ -177,7 +177,7 @@ fn check(db: &mut Database, acknowledged: &[u64], seed: u64) {
         assert_eq!(
             table.get(key).unwrap().map(|v| v.value()),
             Some(*key),
-            "seed {seed}: acknowledged commit of {key} lost"
+            "{mode:?}, seed {seed}: acknowledged commit of {key} lost"
         );
     }
 }
@@ -185,14 +185,18 @@ fn check(db: &mut Database, acknowledged: &[u64], seed: u64) {
 /// Random opens, commits, aborted writes and closes until the power fails (after a random
 /// number of disk operations, so at any point inside any of them). Returns the keys whose
 /// commit was acknowledged.
-fn run_until_the_power_fails(disk: &Arc<Mutex<Disk>>, rng: &mut Rng) -> Vec<u64> {
+fn run_until_the_power_fails(
+    disk: &Arc<Mutex<Disk>>,
+    rng: &mut Rng,
+    mode: ConcurrencyMode,
+) -> Vec<u64> {
     let mut acknowledged: Vec<u64> = Vec::new();
     let mut next = 0u64;
     let mut db: Option<Database> = None;
     for _ in 0..rng.below(24) + 1 {
         if db.is_none() {
             let mut builder = Builder::new();
-            builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
+            builder.set_concurrency_mode(mode);
             match builder.create_with_backend(Simulated(disk.clone())) {
                 Ok(handle) => db = Some(handle),
                 Err(_) => break,
@@ -239,24 +243,43 @@ fn run_until_the_power_fails(disk: &Arc<Mutex<Disk>>, rng: &mut Rng) -> Vec<u64>
 
 #[test]
 fn every_acknowledged_commit_survives_a_power_loss() {
+    survives_power_losses(ConcurrencyMode::MultiWriter);
+}
+
+// The open's write of the recovery flag goes unsynced in every mode, not only multi-writer.
+#[test]
+fn every_acknowledged_commit_survives_a_power_loss_single_writer() {
+    survives_power_losses(ConcurrencyMode::SingleWriter);
+}
+
+#[test]
+fn every_acknowledged_commit_survives_a_power_loss_exclusive_writer() {
+    survives_power_losses(ConcurrencyMode::ExclusiveWriter);
+}
+
+fn survives_power_losses(mode: ConcurrencyMode) {
     for seed in 1..=400u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         // A new database, made durable: creating one is not what this checks.
         let disk = Arc::new(Mutex::new(Disk::default()));
-        drop(open(&disk));
+        drop(open(&disk, mode));
         {
             let mut d = disk.lock().unwrap();
             d.durable = d.cache.clone();
             d.pending.clear();
             d.power = Some(rng.below(600));
         }
-        let acknowledged = run_until_the_power_fails(&disk, &mut rng);
+        let acknowledged = run_until_the_power_fails(&disk, &mut rng, mode);
         let after = power_loss(&disk, &mut rng);
-        let mut reopened = open(&after);
-        check(&mut reopened, &acknowledged, seed);
+        let mut reopened = open(&after, mode);
+        check(&mut reopened, &acknowledged, mode, seed);
         // And the file takes writes again.
         let write = reopened.begin_write().unwrap();
-        write.open_table(TABLE).unwrap().insert(u64::MAX - 1, 0).unwrap();
+        write
+            .open_table(TABLE)
+            .unwrap()
+            .insert(u64::MAX - 1, 0)
+            .unwrap();
         write.commit().unwrap();
     }
 }
