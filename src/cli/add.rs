@@ -11,7 +11,7 @@ pub struct Args {
     #[arg(required = true, value_name = "URL")]
     urls: Vec<String>,
     /// Title of the source (only when one URL is given)
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     title: Option<String>,
     /// Access date, YYYY-MM-DD (default: today, UTC)
     #[arg(long, value_name = "DATE")]
@@ -47,5 +47,6 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     // On stderr: stdout keeps `sources.py`'s lines (and JSON shape) for the tools that
     // read them.
     super::note(env, ignored_title)?;
+    super::note(env, render::titles_kept_note(&added.titles_kept, true))?;
     super::note(env, render::shared_page_note(&added.page_also_stored_for))
 }

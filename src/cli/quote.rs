@@ -11,8 +11,8 @@ use super::{CliError, Env, read_input};
 pub struct Args {
     /// Ledger id of the source the quote supports
     id: u64,
-    /// The exact quote, copied from the page
-    #[arg(long)]
+    /// The exact quote, copied from the page (it may start with a dash: `-40 degrees…`)
+    #[arg(long, allow_hyphen_values = true)]
     text: String,
     /// File with the fetched page text (or - for stdin) the quote must appear in;
     /// default: the text stored with `add --snapshot`

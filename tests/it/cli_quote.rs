@@ -895,3 +895,31 @@ fn page_text_of_an_earlier_epoch_is_not_noted() {
         )
     );
 }
+
+/// Issue 20, item 4: a quote that starts with a minus sign or a list dash is a value, not
+/// a flag (it was `unexpected argument '-4'`, exit 2).
+#[test]
+fn a_quote_starting_with_a_dash_is_taken_as_text() {
+    let (sb, page) = with_source("At -40 degrees the two scales meet.\n- a list item here\n");
+    assert_eq!(
+        quote(&sb, "1", "-40 degrees the two scales meet", &page),
+        "[1] evidence attached (1 quote(s))\n"
+    );
+    assert_eq!(
+        quote(&sb, "1", "- a list item here", &page),
+        "[1] evidence attached (2 quote(s))\n"
+    );
+}
+
+/// A title that starts with a dash is a value too.
+#[test]
+fn a_title_starting_with_a_dash_is_taken_as_text() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "add",
+        "https://a.example/cold",
+        "--title",
+        "-40: where the scales meet",
+    ]);
+    assert!(sb.ok(&["list"]).contains("-40: where the scales meet"));
+}
