@@ -41,6 +41,8 @@
 //! - `reader`: issue 18 — every `[N]` a reader sees is rendered and checked, any heading's
 //!   list of sources is a Sources section, no id dropped, `--strict` on research drafts,
 //!   drafts on stdin, blocks through pandoc and cmark-gfm, MCP ids as strings and `export`
+//! - `corrections`: issue 20 — retracting a quote and correcting a title are events; the
+//!   log, show, verify and the MCP tools see them
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
 
@@ -69,6 +71,8 @@ mod cli_verify;
 mod compat;
 #[path = "it/concurrency.rs"]
 mod concurrency;
+#[path = "it/corrections.rs"]
+mod corrections;
 #[path = "it/crash.rs"]
 mod crash;
 #[path = "it/crash_loop.rs"]

@@ -16,9 +16,9 @@ const TOKEN_VAR: &str = "CITE_MCP_TOKEN";
 /// Shown under `cite mcp --help`: the server is started by an agent, never by hand, so
 /// the help says how to tell the agent about it.
 pub const AFTER_HELP: &str = "\
-Tools: add, ingest, quote, list, show, reset, render, verify, export. Over stdio, stdout carries only
-protocol messages; with --http [HOST:]PORT the same tools are served over Streamable HTTP
-(bearer token from --token-file or $CITE_MCP_TOKEN).
+Tools: add, ingest, quote, retract, retitle, list, show, reset, render, verify, export. Over
+stdio, stdout carries only protocol messages; with --http [HOST:]PORT the same tools are
+served over Streamable HTTP (bearer token from --token-file or $CITE_MCP_TOKEN).
 
 Register it with Claude Code:
   claude mcp add cite -- cite mcp

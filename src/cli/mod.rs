@@ -21,6 +21,8 @@ mod quote;
 mod rebuild;
 mod render;
 mod reset;
+mod retitle;
+mod retract;
 mod show;
 mod terminal;
 mod verify;
@@ -76,6 +78,10 @@ enum Command {
     Show(show::Args),
     /// Attach a verbatim quote, checked against the fetched page text
     Quote(quote::Args),
+    /// Retract a quote (it stays in the log and in `show`, and counts for nothing)
+    Retract(retract::Args),
+    /// Correct a source's title (the log keeps the old one)
+    Retitle(retitle::Args),
     /// Render the Sources block (or rewrite it in a draft)
     Render(render::Args),
     /// Check a draft's citations against the ledger
@@ -256,6 +262,8 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Log(a) => log::run(&mut env, &a),
         Command::Show(a) => show::run(&mut env, &a),
         Command::Quote(a) => quote::run(&mut env, &a),
+        Command::Retract(a) => retract::run(&mut env, &a),
+        Command::Retitle(a) => retitle::run(&mut env, &a),
         Command::Render(a) => render::run(&mut env, &a),
         Command::Verify(a) => verify::run(&mut env, &a),
         Command::Rebuild(a) => rebuild::run(&mut env, &a),

@@ -1,8 +1,8 @@
 //! `cite mcp`: the ledger as a Model Context Protocol server, for agents that call tools
 //! instead of shelling out.
 //!
-//! Nine tools — `add`, `ingest`, `quote`, `list`, `show`, `reset`, `render`, `verify`,
-//! `export` — each calling the same library functions as its CLI command (see
+//! Eleven tools — `add`, `ingest`, `quote`, `retract`, `retitle`, `list`, `show`,
+//! `reset`, `render`, `verify`, `export` — each calling the same library functions as its CLI command (see
 //! [`tools`]), with the advice in their findings worded as tool calls, not shell commands.
 //! Ids come as numbers or digit strings (`lenient`), as models send them. A tool
 //! answers with the lines the command prints as text content and the same data as
@@ -47,7 +47,7 @@ use cite_ledger::{Context, Ledger};
 
 use tools::{
     AddParams, ExportParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams,
-    ResetParams, ShowParams, VerifyParams,
+    ResetParams, RetitleParams, RetractParams, ShowParams, VerifyParams,
 };
 
 /// What the server tells the client about itself at initialization.
@@ -140,6 +140,18 @@ export only the sources it cites, and/or `only` (\"1,3,5-7\"). Keys are source<N
 [@source3] cites ledger id 3 in pandoc. Returns the exported text; structured: {format, \
 count, ids, text}. An id the ledger lacks is refused (isError), naming it; so is a draft \
 that cites no source.";
+
+const RETRACT: &str = "\
+Retract a quote attached to source [id] — one that does not support the claim, or was \
+attached to the wrong source. `quote` is its number as `show` lists the quotes; `reason` \
+says why. Nothing is deleted: the quote stays in the log and in `show`, marked retracted, \
+and no longer counts for verify's evidence check, the evidence style or the exports. \
+Returns `[ID] quote N retracted (\"TEXT\"); K quote(s) still count`.";
+
+const RETITLE: &str = "\
+Correct the title of source [id] (a title given again with `add` only fills an empty one). \
+The log keeps the old title beside the correction; render, the evidence style and the \
+exports use the new one. Returns `[ID] retitled \"NEW\" (was \"OLD\")`.";
 
 /// The MCP server for one ledger.
 #[derive(Clone)]
@@ -308,6 +320,26 @@ impl Server {
     )]
     async fn export(&self, Parameters(p): Parameters<ExportParams>) -> CallToolResult {
         self.call("export", move |l, _| tools::export(l, p)).await
+    }
+
+    #[tool(
+        name = "retract",
+        description = RETRACT,
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn retract(&self, Parameters(p): Parameters<RetractParams>) -> CallToolResult {
+        self.call("retract", move |l, c| tools::retract(l, c, p))
+            .await
+    }
+
+    #[tool(
+        name = "retitle",
+        description = RETITLE,
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn retitle(&self, Parameters(p): Parameters<RetitleParams>) -> CallToolResult {
+        self.call("retitle", move |l, c| tools::retitle(l, c, p))
+            .await
     }
 }
 

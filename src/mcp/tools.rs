@@ -73,6 +73,8 @@ pub fn output_schema(tool: &str) -> Option<Arc<JsonObject>> {
         "render" => schema::output::<RenderOutput>(),
         "verify" => schema::output::<VerifyOutput>(),
         "export" => schema::output::<ExportOutput>(),
+        "retract" => schema::output::<cite_ledger::Retracted>(),
+        "retitle" => schema::output::<cite_ledger::Retitled>(),
         _ => return None,
     })
 }
@@ -111,6 +113,7 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
     };
     let added = ledger.add(ctx, &req)?;
     let note = render::shared_page_note(&added.page_also_stored_for);
+    let kept = render::titles_kept_note(&added.titles_kept, false);
     done(
         lines(
             added
@@ -118,6 +121,7 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
                 .iter()
                 .map(render::id_line)
                 .chain(ignored_title)
+                .chain(kept)
                 .chain(note),
         ),
         &AddOutput {
@@ -647,4 +651,42 @@ pub struct ExportOutput {
     pub ids: Option<Vec<u64>>,
     /// The export itself, as `cite export` writes it.
     pub text: String,
+}
+
+/// Parameters of `retract`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetractParams {
+    /// Ledger id of the source.
+    #[serde(deserialize_with = "lenient::number")]
+    #[schemars(schema_with = "lenient::id_schema")]
+    pub id: u64,
+    /// The quote's number, as `show` numbers them.
+    #[serde(deserialize_with = "lenient::number")]
+    #[schemars(schema_with = "lenient::id_schema")]
+    pub quote: u64,
+    /// Why it is retracted (kept in the log beside it).
+    pub reason: String,
+}
+
+pub fn retract(ledger: &Ledger, ctx: &Context, p: RetractParams) -> Outcome {
+    let done = ledger.retract(ctx, p.id, p.quote, &p.reason)?;
+    self::done(render::retracted_line(&done), &done)
+}
+
+/// Parameters of `retitle`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetitleParams {
+    /// Ledger id of the source.
+    #[serde(deserialize_with = "lenient::number")]
+    #[schemars(schema_with = "lenient::id_schema")]
+    pub id: u64,
+    /// The corrected title.
+    pub title: String,
+}
+
+pub fn retitle(ledger: &Ledger, ctx: &Context, p: RetitleParams) -> Outcome {
+    let done = ledger.retitle(ctx, p.id, &p.title)?;
+    self::done(render::retitled_line(&done), &done)
 }

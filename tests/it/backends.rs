@@ -200,6 +200,27 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
         "lake-ice.md",
     ]);
 
+    // Corrections (issue 20): a second quote on [3] retracted, a title corrected, a
+    // quote number that does not exist refused.
+    r.run(&[
+        "quote",
+        "3",
+        "--text",
+        "the bottom of a deep lake",
+        "--from",
+        "lake-ice.md",
+    ]);
+    r.run(&[
+        "retract",
+        "3",
+        "--quote",
+        "2",
+        "--reason",
+        "a shorter copy of quote 1",
+    ]);
+    r.run(&["retract", "3", "--quote", "9", "--reason", "no such quote"]);
+    r.run(&["retitle", "7", "Sea ice and brine"]);
+
     // Reading.
     r.run(&["list"]);
     r.run(&["list", "--json"]);

@@ -28,6 +28,7 @@ fn a_version_1_ledger_reads_as_it_was_written() {
         fixture_text("list1.json")
     );
     assert_eq!(sb.ok(&["list", "--json"]), fixture_text("list2.json"));
+    // `list1.json` gained each quote's `number` on purpose (issue 20: `retract` takes it).
     // `log.json` is this build's reading, updated on purpose when a listing started to
     // give a transaction's origin once (issue 8): records 3 and 6 point at 2 and 5.
     assert_eq!(sb.ok(&["log", "--json"]), fixture_text("log.json"));

@@ -132,7 +132,9 @@ fn mcp_help_shows_how_to_register_the_server() {
     assert!(text.contains("claude mcp add cite -- cite mcp"), "{text}");
     assert!(text.contains("mcpServers"), "{text}");
     assert!(
-        text.contains("add, ingest, quote, list, show, reset, render, verify"),
+        text.contains(
+            "add, ingest, quote, retract, retitle, list, show, reset, render, verify, export"
+        ),
         "{text}"
     );
     assert!(text.contains("--transport http"), "{text}");

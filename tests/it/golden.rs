@@ -28,6 +28,10 @@ const HASH_QUOTE_IMPORTED: &str =
     "a891e354fb329b592ce894538eb100bacabf5eff30a5b07417522c4e869370c1";
 const HASH_QUOTE_ATTACHED: &str =
     "4e6eb0e535b71cef584385f1869f92cf046b804051660ae6051060d7ec0f2d6c";
+const HASH_QUOTE_RETRACTED: &str =
+    "548053b7ed18ca43ca9f113b52e6d9ea350b78249d4f848992a2a586a1c7b153";
+const HASH_TITLE_CORRECTED: &str =
+    "6fc46ff1dd71aff19e4d9921098fe5c21d1231eda17b20d00792f80553edc942";
 const HASH_SNAPSHOT_STORED: &str =
     "8d876d4c6293224cbf0eab9da78ec9856b83394ae164f40d7c1352e7691f75e4";
 
@@ -508,4 +512,58 @@ fn quote_imported() {
         &[0x0a], b"2025-01-03",                                   // added
     ]);
     check(record, &bytes, HASH_QUOTE_IMPORTED);
+}
+
+/// Index 7 (issue 20): a quote retracted, with why.
+#[test]
+fn quote_retracted() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::SameAs(event::Seq(1)),
+        prev: GENESIS,
+        event: Event::QuoteRetracted {
+            epoch: Epoch(1),
+            id: SourceId(3),
+            quote: 2,
+            reason: "wrong".into(),
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x01, 0x01],                                            // Provenance::SameAs(1)
+        &[0x00; 32],                                              // prev: genesis
+        &[0x07],                                                  // Event::QuoteRetracted
+        &[0x01],                                                  // epoch 1
+        &[0x03],                                                  // id 3
+        &[0x02],                                                  // quote 2
+        &[0x05], b"wrong",                                        // reason
+    ]);
+    check(record, &bytes, HASH_QUOTE_RETRACTED);
+}
+
+/// Index 8 (issue 20): a title corrected.
+#[test]
+fn title_corrected() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::SameAs(event::Seq(1)),
+        prev: GENESIS,
+        event: Event::TitleCorrected {
+            epoch: Epoch(1),
+            id: SourceId(3),
+            title: "Right".into(),
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x01, 0x01],                                            // Provenance::SameAs(1)
+        &[0x00; 32],                                              // prev: genesis
+        &[0x08],                                                  // Event::TitleCorrected
+        &[0x01],                                                  // epoch 1
+        &[0x03],                                                  // id 3
+        &[0x05], b"Right",                                        // title
+    ]);
+    check(record, &bytes, HASH_TITLE_CORRECTED);
 }

@@ -80,19 +80,19 @@ fn a_sources_py_ledger_keeps_ids_urls_titles_dates_and_quotes() {
             file.display()
         ))
         .stderr("");
-    let q = |text: &str, added: &str| json!({"text": text, "added": added, "snapshot": null, "selector": null});
+    let q = |text: &str, added: &str, number: u64| json!({"text": text, "added": added, "snapshot": null, "selector": null, "number": number});
     assert_eq!(
         list_json(&sb),
         vec![
             json!({"id": 1, "url": "https://en.wikipedia.org/wiki/Ice", "title": "Ice - Wikipedia",
                    "accessed": "2025-03-01", "quotes": [
-                       q("Ice is about 9% less dense than liquid water.", "2025-03-01"),
-                       q("Ice is water frozen into a solid state.", "2025-03-02")]}),
+                       q("Ice is about 9% less dense than liquid water.", "2025-03-01", 1),
+                       q("Ice is water frozen into a solid state.", "2025-03-02", 2)]}),
             json!({"id": 2, "url": "https://www.nature.com/articles/s41586-020-2649-2",
                    "title": "Array programming with NumPy", "accessed": "2025-03-02"}),
             json!({"id": 3, "url": "https://example.com/r%26d?q=a_b", "title": "R&D report",
                    "accessed": "2025-03-03",
-                   "quotes": [q("Spending rose by 4 percent.", "2025-03-04")]}),
+                   "quotes": [q("Spending rose by 4 percent.", "2025-03-04", 1)]}),
             json!({"id": 5, "url": "https://blog.example/post", "title": "",
                    "accessed": "2025-03-05"}),
         ]
@@ -112,7 +112,7 @@ fn a_sources_py_ledger_keeps_ids_urls_titles_dates_and_quotes() {
     assert!(show.contains("  accessed:  2025-03-03\n"), "{show}");
     assert!(
         show.contains(
-            "  > \"Spending rose by 4 percent.\"\n    imported from sources.py without page text (not re-checkable), added 2025-03-04\n"
+            "  1. > \"Spending rose by 4 percent.\"\n    imported from sources.py without page text (not re-checkable), added 2025-03-04\n"
         ),
         "{show}"
     );

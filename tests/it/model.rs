@@ -393,6 +393,9 @@ fn check_replay(at: &Location, model: &Model) -> Result<(), TestCaseError> {
             Event::Imported { .. } | Event::QuoteImported { .. } => {
                 prop_assert!(false, "no op imports")
             }
+            Event::QuoteRetracted { .. } | Event::TitleCorrected { .. } => {
+                prop_assert!(false, "no op corrects")
+            }
         }
         prev = hash;
         last_seq = seq.0;

@@ -42,6 +42,10 @@ pub struct Quote {
     pub snapshot: Option<String>,
     /// Where it sits in that text (W3C TextQuoteSelector, character offsets).
     pub selector: Option<Selector>,
+    /// Its number among the source's quotes, as `show` numbers them and `retract`
+    /// takes it (0 where it was not read with one).
+    #[serde(default)]
+    pub number: u64,
 }
 
 /// What `quote` did.
@@ -163,6 +167,18 @@ pub enum EventView {
         text: String,
         added: String,
     },
+    QuoteRetracted {
+        epoch: u64,
+        id: u64,
+        /// The quote's number, as `show` numbers them.
+        quote: u64,
+        reason: String,
+    },
+    TitleCorrected {
+        epoch: u64,
+        id: u64,
+        title: String,
+    },
 }
 
 /// A source with its history, for `show`.
@@ -174,7 +190,19 @@ pub struct SourceDetail {
     pub url_given: String,
     /// Page texts stored with `add --snapshot`, as blake3 hex.
     pub snapshots: Vec<String>,
+    /// Quotes that were retracted, each with why: they count for nothing, and stay
+    /// on record (left out when there is none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retracted: Vec<RetractedQuote>,
     pub history: Vec<LogEntry>,
+}
+
+/// A retracted quote of a source, as `show` lists it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct RetractedQuote {
+    #[serde(flatten)]
+    pub quote: Quote,
+    pub reason: String,
 }
 
 /// A source with the page texts stored for it (`add --snapshot`), as blake3 hex: what
@@ -212,4 +240,25 @@ pub struct RouteCount {
     /// `None` for sources registered without `--via`.
     pub via: Option<String>,
     pub count: u64,
+}
+
+/// What `retract` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Retracted {
+    pub id: u64,
+    /// The quote's number.
+    pub quote: u64,
+    /// The quote's text.
+    pub text: String,
+    /// Quotes of the source that still count.
+    pub quotes: u64,
+}
+
+/// What `retitle` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Retitled {
+    pub id: u64,
+    /// The title before (empty for none).
+    pub was: String,
+    pub title: String,
 }

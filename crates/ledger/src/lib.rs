@@ -20,8 +20,8 @@ mod view;
 pub use audit::{AuditReport, Rebuilt};
 use cite_core::evidence::Selector;
 pub use cite_core::model::{
-    Attached, ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, Quote, RouteCount,
-    Source, SourceDetail, SourceEntry, date_parts,
+    Attached, ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, Quote, Retitled,
+    Retracted, RouteCount, Source, SourceDetail, SourceEntry, date_parts,
 };
 pub use cite_core::url;
 pub use cite_store::Location;
@@ -74,6 +74,14 @@ pub enum Error {
     NoEvidence(u64),
     #[error("--snapshot applies to one URL at a time (got {0})")]
     SnapshotNeedsOneUrl(usize),
+    #[error("[{id}] has no quote {quote} — `show {id}` numbers its quotes")]
+    UnknownQuote { id: u64, quote: u64 },
+    #[error("quote {quote} of [{id}] is retracted already")]
+    AlreadyRetracted { id: u64, quote: u64 },
+    #[error("give the reason for {what}: it stays in the log beside it")]
+    NoReason { what: &'static str },
+    #[error("give the new title: it cannot be empty")]
+    EmptyTitle,
     #[error("no epoch {asked} in the ledger (the current epoch is {current})")]
     UnknownEpoch { asked: u64, current: u64 },
     #[error(transparent)]
@@ -97,6 +105,8 @@ impl Error {
                 | Error::Route(_)
                 | Error::Json(_)
                 | Error::SnapshotNeedsOneUrl(_)
+                | Error::NoReason { .. }
+                | Error::EmptyTitle
                 | Error::Store(StoreError::Folder { .. })
         ) || matches!(self, Error::Import(e) if e.is_usage())
     }
@@ -140,6 +150,7 @@ fn quote_of(q: QuoteRow) -> Quote {
         added: q.added,
         snapshot: q.snapshot.as_ref().map(event::hex),
         selector: q.selector.map(selector_of),
+        number: 0,
     }
 }
 
@@ -203,6 +214,10 @@ fn selector_of(t: TextQuote) -> Selector {
 pub struct Added {
     pub sources: Vec<Source>,
     pub page_also_stored_for: Vec<u64>,
+    /// Sources a title was given for that have another one already, which is kept: a
+    /// wrong title is corrected with `retitle`, on purpose, not by the next `add`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub titles_kept: Vec<u64>,
 }
 
 /// How many of the latest records are read to find the other sources a page text is
@@ -622,9 +637,92 @@ impl Ledger {
         })
     }
 
+    /// Retracts quote `quote` of source `id` (its number, as `show` gives it), for
+    /// `reason`: a `QuoteRetracted` record. The quote stays in the log and in `show`, and
+    /// counts for nothing any more (`verify --evidence`, the evidence style, exports).
+    /// An alias's quotes are its source's, so the retraction is the source's.
+    pub fn retract(&self, ctx: &Context, id: u64, quote: u64, reason: &str) -> Result<Retracted> {
+        let reason = reason.trim();
+        if reason.is_empty() {
+            return Err(Error::NoReason {
+                what: "a retraction",
+            });
+        }
+        let store = self.open_write()?;
+        store.write(&ctx.origin(), self.wait, |w| {
+            let epoch = w.epoch();
+            let (sid, _) = source_or_alias_target(w, epoch, id)?;
+            let had = w.numbered_quotes(epoch, sid)?;
+            let q = had
+                .iter()
+                .find(|q| q.n == quote)
+                .ok_or(Error::UnknownQuote { id, quote })?;
+            if q.retracted.is_some() {
+                return Err(Error::AlreadyRetracted { id, quote });
+            }
+            w.append(Event::QuoteRetracted {
+                epoch,
+                id: sid,
+                quote,
+                reason: reason.to_string(),
+            })?;
+            let left = had.iter().filter(|q| q.retracted.is_none()).count() as u64 - 1;
+            Ok(Retracted {
+                id,
+                quote,
+                text: q.row.text.clone(),
+                quotes: left,
+            })
+        })
+    }
+
+    /// Corrects the title of source `id`: a `TitleCorrected` record. The earlier title
+    /// stays in the log; everything shows the new one.
+    pub fn retitle(&self, ctx: &Context, id: u64, title: &str) -> Result<Retitled> {
+        let title = clean_title(title);
+        if title.is_empty() {
+            return Err(Error::EmptyTitle);
+        }
+        let store = self.open_write()?;
+        store.write(&ctx.origin(), self.wait, |w| {
+            let epoch = w.epoch();
+            let sid = SourceId(id);
+            let row = w.source(epoch, sid)?.ok_or(Error::UnknownSource(id))?;
+            if row.title != title {
+                w.append(Event::TitleCorrected {
+                    epoch,
+                    id: sid,
+                    title: title.clone(),
+                })?;
+            }
+            Ok(Retitled {
+                id,
+                was: row.title,
+                title: title.clone(),
+            })
+        })
+    }
+
     /// A read-only view of `epoch` (the current one when `None`). Creates nothing.
     pub fn view(&self, epoch: Option<u64>) -> Result<View> {
         View::new(Store::open_read(&self.location, self.wait)?, epoch)
+    }
+}
+
+/// Source `id`, or for an alias the source whose page and quotes it shares: its id and
+/// row.
+fn source_or_alias_target(w: &Writer<'_>, epoch: Epoch, id: u64) -> Result<(SourceId, SourceRow)> {
+    let row = w
+        .source(epoch, SourceId(id))?
+        .ok_or(Error::UnknownSource(id))?;
+    match alias_of(&row.url) {
+        Some((_, of)) => {
+            let row = w
+                .source(epoch, SourceId(of))?
+                .ok_or(Error::UnknownSource(of))?;
+            Ok((SourceId(of), row))
+        }
+        None => Ok((SourceId(id), row)),
     }
 }
 
@@ -663,6 +761,7 @@ fn register_in(
     let total = candidates.len() as u64;
     let epoch = w.epoch();
     let mut out = Vec::with_capacity(candidates.len());
+    let mut titles_kept = Vec::new();
     // Candidates are consumed as they are registered, so a large ingest holds
     // each URL once, not once as input and again as output.
     for (done, c) in (1..).zip(candidates) {
@@ -691,6 +790,8 @@ fn register_in(
                     title: c.title.clone(),
                 })?;
                 row.title = c.title;
+            } else if !c.title.is_empty() && c.title != row.title {
+                titles_kept.push(id.0);
             }
             let quotes = if row.quotes > 0 {
                 w.quotes(epoch, id)?.into_iter().map(quote_of).collect()
@@ -742,6 +843,7 @@ fn register_in(
     Ok(Added {
         sources: out,
         page_also_stored_for,
+        titles_kept,
     })
 }
 

@@ -9,9 +9,18 @@ use cite_store::{Reader, Store, StoreError, StoredSource};
 
 use super::{Error, Quote, Result, Source, alias_of, quote_of, source_of};
 use cite_core::model::{
-    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, RouteCount, SourceDetail,
-    SourceEntry,
+    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, RetractedQuote, RouteCount,
+    SourceDetail, SourceEntry,
 };
+use cite_store::NumberedQuote;
+
+/// A stored quote with its number, as the ledger hands it out.
+fn numbered(q: NumberedQuote) -> Quote {
+    Quote {
+        number: q.n,
+        ..quote_of(q.row)
+    }
+}
 
 /// A consistent read-only snapshot of one epoch of a ledger.
 pub struct View {
@@ -64,14 +73,21 @@ impl View {
         Ok(source)
     }
 
-    /// The `n` quotes of source `id` (none read when `n` is 0).
+    /// The quotes of source `id` that are not retracted, numbered (none read when it has
+    /// had `n` = 0).
     fn quotes_of(&self, id: SourceId, n: u64) -> Result<Vec<Quote>> {
+        Ok(self
+            .numbered_quotes(id, n)?
+            .into_iter()
+            .filter(|q| q.retracted.is_none())
+            .map(numbered)
+            .collect())
+    }
+
+    /// Every quote source `id` has had, retracted ones included.
+    fn numbered_quotes(&self, id: SourceId, n: u64) -> Result<Vec<NumberedQuote>> {
         Ok(match &self.reader {
-            Some(r) if n > 0 => r
-                .quotes(self.epoch, id)?
-                .into_iter()
-                .map(quote_of)
-                .collect(),
+            Some(r) if n > 0 => r.numbered_quotes(self.epoch, id)?,
             _ => Vec::new(),
         })
     }
@@ -200,6 +216,22 @@ fn event_view(event: &Event) -> EventView {
                 text: text.clone(),
                 added: added.clone(),
             },
+            Event::QuoteRetracted {
+                epoch,
+                id,
+                quote,
+                reason,
+            } => EventView::QuoteRetracted {
+                epoch: epoch.0,
+                id: id.0,
+                quote: *quote,
+                reason: reason.clone(),
+            },
+            Event::TitleCorrected { epoch, id, title } => EventView::TitleCorrected {
+                epoch: epoch.0,
+                id: id.0,
+                title: title.clone(),
+            },
         }
     }
 }
@@ -272,7 +304,10 @@ impl View {
             None => None,
             Some(r) => r.source(self.epoch, SourceId(id))?,
         };
-        let Some(s) = found else { return Ok(None) };
+        let Some(mut s) = found else { return Ok(None) };
+        if let Some(r) = &self.reader {
+            s.row.quotes = r.live_quotes(self.epoch, s.id, s.row.quotes)?;
+        }
         match alias_of(&s.row.url) {
             // An alias: its source's URL, and the quotes it shows, which are its source's.
             Some((url, of)) => {
@@ -393,11 +428,23 @@ impl View {
         let stored = self.stored(id)?;
         let url_given = stored.row.url_given.clone();
         let snapshots = stored.row.snapshots.iter().map(event::hex).collect();
+        let retracted = self
+            .numbered_quotes(stored.id, stored.row.quotes)?
+            .into_iter()
+            .filter_map(|q| {
+                let reason = q.retracted.clone()?;
+                Some(RetractedQuote {
+                    quote: numbered(q),
+                    reason,
+                })
+            })
+            .collect();
         Ok(SourceDetail {
             epoch: self.epoch.0,
             source: self.full(stored)?,
             url_given,
             snapshots,
+            retracted,
             history: self.history(id)?,
         })
     }

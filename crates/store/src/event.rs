@@ -102,6 +102,22 @@ pub enum Event {
         /// The date `sources.py` recorded, as it recorded it.
         added: String,
     },
+    /// Index 7: quote `quote` of a source (its number `n`, as `show` numbers the quotes)
+    /// was retracted: it stays in the log and in `show`, and counts for nothing.
+    QuoteRetracted {
+        epoch: Epoch,
+        id: SourceId,
+        quote: u64,
+        /// Why, as the person or agent who retracted it said.
+        reason: String,
+    },
+    /// Index 8: a source's title was corrected (a wrong title, not an empty one: that is
+    /// [`Event::TitleSet`]). The earlier title stays in the log.
+    TitleCorrected {
+        epoch: Epoch,
+        id: SourceId,
+        title: String,
+    },
 }
 
 impl Event {
@@ -113,7 +129,9 @@ impl Event {
             | Event::QuoteAttached(QuoteAttached { epoch, .. })
             | Event::SnapshotStored { epoch, .. }
             | Event::Imported { epoch, .. }
-            | Event::QuoteImported { epoch, .. } => *epoch,
+            | Event::QuoteImported { epoch, .. }
+            | Event::QuoteRetracted { epoch, .. }
+            | Event::TitleCorrected { epoch, .. } => *epoch,
             Event::Reset { new_epoch } => *new_epoch,
         }
     }

@@ -25,7 +25,9 @@ mod writer;
 pub use error::StoreError;
 pub use head::Head;
 pub use location::Location;
-pub use reader::{LoggedRecord, RawLoggedRecord, RawRecord, Reader, StoredSource, quote_entries};
+pub use reader::{
+    LoggedRecord, NumberedQuote, RawLoggedRecord, RawRecord, Reader, StoredSource, quote_entries,
+};
 pub use writer::Writer;
 
 pub use backend::LockMode;

@@ -7,7 +7,10 @@
 use super::StoreError;
 use super::backend::{Tables, TablesMut};
 use super::event::{Epoch, Event, MAX_ID, Seq, SourceId};
-use super::tables::{META_COUNT_PREFIX, META_EPOCH, META_QUOTED_PREFIX, QuoteRow, SourceRow};
+use super::tables::{
+    META_COUNT_PREFIX, META_EPOCH, META_LIVE_PREFIX, META_QUOTED_PREFIX, META_RETRACTED_PREFIX,
+    QuoteRow, SourceRow,
+};
 
 /// Applies `event`, recorded at `seq`, to `views`. Refuses (with
 /// [`StoreError::Invariant`]) an added source whose id is out of range or already in its
@@ -103,8 +106,87 @@ pub fn apply(views: &mut dyn TablesMut, seq: Seq, event: &Event) -> Result<(), S
         Event::Reset { new_epoch } => {
             views.put_meta(META_EPOCH, &new_epoch.0.to_le_bytes())?;
         }
+        Event::QuoteRetracted {
+            epoch,
+            id,
+            quote,
+            reason,
+        } => retract_quote(views, seq, *epoch, *id, *quote, reason)?,
+        Event::TitleCorrected { epoch, id, title } => {
+            update_source(views, seq, *epoch, *id, "title corrected", |row| {
+                row.title = title.clone();
+            })?;
+        }
     }
     Ok(())
+}
+
+/// Marks quote `n` of source `id` retracted and keeps the counters in step. Refuses a
+/// quote that is not there or is retracted already.
+fn retract_quote(
+    views: &mut dyn TablesMut,
+    seq: Seq,
+    epoch: Epoch,
+    id: SourceId,
+    n: u64,
+    reason: &str,
+) -> Result<(), StoreError> {
+    let refuse = |why: String| StoreError::Invariant {
+        seq: seq.0,
+        reason: why,
+    };
+    let key3 = (epoch.0, id.0, n);
+    let exists = n >= 1
+        && views
+            .quote_page(Some((epoch.0, id.0, n - 1)), 1)?
+            .first()
+            .is_some_and(|(k, _)| *k == key3);
+    if !exists {
+        return Err(refuse(format!(
+            "retracts quote {n} of [{}] in epoch {}, which has no such quote",
+            id.0, epoch.0
+        )));
+    }
+    let key = retracted_key(epoch, id, n);
+    if views.meta(&key)?.is_some() {
+        return Err(refuse(format!(
+            "retracts quote {n} of [{}] in epoch {}, which is retracted already",
+            id.0, epoch.0
+        )));
+    }
+    views.put_meta(&key, reason.as_bytes())?;
+    let mut quotes = 0;
+    update_source(views, seq, epoch, id, "quote retracted", |row| {
+        quotes = row.quotes;
+    })?;
+    let live = live_quotes(&*views, epoch, id, quotes)?.saturating_sub(1);
+    views.put_meta(&live_key(epoch, id), &live.to_le_bytes())?;
+    if live == 0 {
+        let key = quoted_key(epoch);
+        let quoted = read_u64(&*views, &key)?.unwrap_or(0).saturating_sub(1);
+        views.put_meta(&key, &quoted.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+/// How many of source `id`'s `quotes` quotes are not retracted.
+pub fn live_quotes(
+    tables: &dyn Tables,
+    epoch: Epoch,
+    id: SourceId,
+    quotes: u64,
+) -> Result<u64, StoreError> {
+    Ok(read_u64(tables, &live_key(epoch, id))?.unwrap_or(quotes))
+}
+
+/// The meta key holding why quote `n` of source `id` was retracted.
+pub fn retracted_key(epoch: Epoch, id: SourceId, n: u64) -> String {
+    format!("{META_RETRACTED_PREFIX}{}/{}/{n}", epoch.0, id.0)
+}
+
+/// The meta key counting source `id`'s quotes that are not retracted.
+pub fn live_key(epoch: Epoch, id: SourceId) -> String {
+    format!("{META_LIVE_PREFIX}{}/{}", epoch.0, id.0)
 }
 
 /// Appends `quote` to source `id`'s quotes and keeps the counters in step.
@@ -120,7 +202,15 @@ fn add_quote(
         row.quotes += 1;
         n = row.quotes;
     })?;
-    if n == 1 {
+    // A source whose quotes were all retracted gets its first live one again.
+    let live = match read_u64(&*views, &live_key(epoch, id))? {
+        Some(live) => {
+            views.put_meta(&live_key(epoch, id), &(live + 1).to_le_bytes())?;
+            live + 1
+        }
+        None => n,
+    };
+    if live == 1 {
         let key = quoted_key(epoch);
         let quoted = read_u64(&*views, &key)?.unwrap_or(0) + 1;
         views.put_meta(&key, &quoted.to_le_bytes())?;

@@ -35,11 +35,33 @@ pub fn quote_entries(
     )
 }
 
+/// Source `id`'s quotes that are not retracted, in order.
 pub(crate) fn read_quotes(
     tables: &dyn Tables,
     epoch: Epoch,
     id: SourceId,
 ) -> Result<Vec<QuoteRow>, StoreError> {
+    Ok(read_numbered_quotes(tables, epoch, id)?
+        .into_iter()
+        .filter(|q| q.retracted.is_none())
+        .map(|q| q.row)
+        .collect())
+}
+
+/// A quote with its number (as `show` numbers them) and, when it was retracted, why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumberedQuote {
+    pub n: u64,
+    pub row: QuoteRow,
+    pub retracted: Option<String>,
+}
+
+/// Every quote of source `id`, retracted ones included, in order.
+pub(crate) fn read_numbered_quotes(
+    tables: &dyn Tables,
+    epoch: Epoch,
+    id: SourceId,
+) -> Result<Vec<NumberedQuote>, StoreError> {
     let mut out = Vec::new();
     let start = (epoch.0, id.0, 0);
     let rows = paged(
@@ -48,6 +70,8 @@ pub(crate) fn read_quotes(
         },
         |(k, _)| *k,
     );
+    // Only a source that has had a quote retracted has a `live/` counter.
+    let any_retracted = tables.meta(&materialize::live_key(epoch, id))?.is_some();
     for item in rows {
         let (k, v) = item?;
         if (k.0, k.1) != (epoch.0, id.0) {
@@ -57,7 +81,17 @@ pub(crate) fn read_quotes(
             what: format!("quote {} of source [{}] in epoch {}", k.2, id.0, epoch.0),
             reason,
         })?;
-        out.push(row);
+        let retracted = match any_retracted {
+            true => tables
+                .meta(&materialize::retracted_key(epoch, id, k.2))?
+                .map(|why| String::from_utf8_lossy(&why).into_owned()),
+            false => None,
+        };
+        out.push(NumberedQuote {
+            n: k.2,
+            row,
+            retracted,
+        });
     }
     Ok(out)
 }
@@ -269,6 +303,20 @@ impl Reader {
     /// The quotes attached to source `id` of `epoch`, in order.
     pub fn quotes(&self, epoch: Epoch, id: SourceId) -> Result<Vec<QuoteRow>, StoreError> {
         read_quotes(&*self.tables, epoch, id)
+    }
+
+    /// Every quote of source `id` with its number, retracted ones included.
+    pub fn numbered_quotes(
+        &self,
+        epoch: Epoch,
+        id: SourceId,
+    ) -> Result<Vec<NumberedQuote>, StoreError> {
+        read_numbered_quotes(&*self.tables, epoch, id)
+    }
+
+    /// How many of source `id`'s `quotes` quotes are not retracted.
+    pub fn live_quotes(&self, epoch: Epoch, id: SourceId, quotes: u64) -> Result<u64, StoreError> {
+        materialize::live_quotes(&*self.tables, epoch, id, quotes)
     }
 
     /// The page text stored under `hash`, if any.

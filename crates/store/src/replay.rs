@@ -25,8 +25,8 @@ use super::head::read_head;
 use super::materialize;
 use super::redbfile::RedbWrite;
 use super::tables::{
-    META_COUNT_PREFIX, META_EPOCH, META_FORMAT, META_HEAD, META_QUOTED_PREFIX, META_TALLY,
-    QuoteRow, STORE_FORMAT, SourceRow,
+    META_COUNT_PREFIX, META_EPOCH, META_FORMAT, META_HEAD, META_LIVE_PREFIX, META_QUOTED_PREFIX,
+    META_RETRACTED_PREFIX, META_TALLY, QuoteRow, STORE_FORMAT, SourceRow,
 };
 use super::tally::Tally;
 use super::{Head, Reader, Store, StoreError};
@@ -281,7 +281,11 @@ fn stored_head(tables: &dyn Tables) -> Result<Option<Head>, StoreError> {
 
 /// True for the keys of `meta` that are views of the log: all but format and head.
 fn is_view_key(key: &str) -> bool {
-    key == META_EPOCH || key.starts_with(META_COUNT_PREFIX) || key.starts_with(META_QUOTED_PREFIX)
+    key == META_EPOCH
+        || key.starts_with(META_COUNT_PREFIX)
+        || key.starts_with(META_QUOTED_PREFIX)
+        || key.starts_with(META_RETRACTED_PREFIX)
+        || key.starts_with(META_LIVE_PREFIX)
 }
 
 /// What the views hold once replayed.

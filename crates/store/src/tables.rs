@@ -8,7 +8,8 @@
 //!   store is created), [`META_HEAD`] (seq u64 then hash 32 bytes of the last record,
 //!   rewritten with every append), [`META_TALLY`] (the log's own counters, rewritten with
 //!   the head), [`META_EPOCH`] (u64, the current epoch, rewritten by `reset`), and the
-//!   per-epoch counters under [`META_COUNT_PREFIX`] and [`META_QUOTED_PREFIX`]. All but the
+//!   per-epoch counters under [`META_COUNT_PREFIX`] and [`META_QUOTED_PREFIX`], and for
+//!   retracted quotes [`META_RETRACTED_PREFIX`] and [`META_LIVE_PREFIX`]. All but the
 //!   format, head and tally are views of the log.
 //! - `urls`: (epoch, canonical url) → id. Written when a source is added; the url index
 //!   that makes re-adding a URL return its id.
@@ -47,6 +48,13 @@ pub const META_COUNT_PREFIX: &str = "count/";
 /// Prefix of `quoted/EPOCH` keys (u64 LE): how many sources of the epoch carry a quote,
 /// rewritten when a source gets its first one, so `verify` need not count them.
 pub const META_QUOTED_PREFIX: &str = "quoted/";
+/// Prefix of `retracted/EPOCH/ID/N` keys: the reason quote N of a source was retracted
+/// (UTF-8), written by its `QuoteRetracted` record. The quote's row stays; this says it
+/// counts for nothing.
+pub const META_RETRACTED_PREFIX: &str = "retracted/";
+/// Prefix of `live/EPOCH/ID` keys (u64 LE): how many quotes of a source are not retracted,
+/// written only for a source that has had one retracted (the others have them all live).
+pub const META_LIVE_PREFIX: &str = "live/";
 pub const META_HEAD: &str = "head";
 pub const META_EPOCH: &str = "epoch";
 

@@ -109,6 +109,15 @@ impl<'t> Writer<'t> {
         read_quotes(&*self.tables, epoch, id)
     }
 
+    /// Every quote of source `id` with its number, retracted ones included.
+    pub fn numbered_quotes(
+        &self,
+        epoch: Epoch,
+        id: SourceId,
+    ) -> Result<Vec<crate::reader::NumberedQuote>, StoreError> {
+        crate::reader::read_numbered_quotes(&*self.tables, epoch, id)
+    }
+
     /// The page text stored under `hash`, if any.
     pub fn snapshot_text(&self, hash: &Hash) -> Result<Option<String>, StoreError> {
         match self.tables.snapshot(hash)? {

@@ -180,6 +180,7 @@ mod tests {
                     added: "2024-01-03".into(),
                     snapshot: Some("bb".into()),
                     selector: None,
+                    number: 1,
                 }],
                 via: Some("web".into()),
                 alias_of: None,

@@ -89,6 +89,7 @@ mod tests {
                         added: "2024-01-03".into(),
                         snapshot: None,
                         selector: None,
+                        number: 1,
                     })
                     .collect(),
                 via: None,

@@ -11,7 +11,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::model::{
-    Attached, EntryOrigin, EventView, LogEntry, Page, RouteCount, Source, SourceDetail,
+    Attached, EntryOrigin, EventView, LogEntry, Page, Quote, Retitled, Retracted, RouteCount,
+    Source, SourceDetail,
 };
 
 /// `[ID] URL` — what `add` and `ingest` print per input URL.
@@ -22,6 +23,38 @@ pub fn id_line(s: &Source) -> String {
 /// `[ID] evidence attached (N quote(s))` — what `quote` prints.
 pub fn attached_line(a: &Attached) -> String {
     format!("[{}] evidence attached ({} quote(s))", a.id, a.quotes)
+}
+
+/// `[ID] quote N retracted ("TEXT"); K quote(s) still count` — what `retract` prints.
+pub fn retracted_line(r: &Retracted) -> String {
+    format!(
+        "[{}] quote {} retracted (\"{}\"); {} quote(s) still count",
+        r.id, r.quote, r.text, r.quotes
+    )
+}
+
+/// `[ID] retitled "NEW" (was "OLD")` — what `retitle` prints.
+pub fn retitled_line(r: &Retitled) -> String {
+    if r.was == r.title {
+        return format!("[{}] already titled \"{}\": nothing changed", r.id, r.title);
+    }
+    format!("[{}] retitled \"{}\" (was \"{}\")", r.id, r.title, r.was)
+}
+
+/// `note: [3] keeps its title — correct one with `cite retitle 3 TITLE``: what `add`
+/// says when a title was given for a source that has another (`None` for none).
+pub fn titles_kept_note(ids: &[u64], shell: bool) -> Option<String> {
+    let first = *ids.first()?;
+    let list: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
+    let how = if shell {
+        format!("`cite retitle {first} TITLE`")
+    } else {
+        "the `retitle` tool".to_string()
+    };
+    Some(format!(
+        "note: {} kept the title already recorded; a title given later only fills an empty one — to correct a title, use {how}",
+        list.join(", ")
+    ))
 }
 
 /// `note: this page text is also stored for [1], [3]` — what `quote --from` and `add
@@ -131,6 +164,15 @@ pub fn describe(event: &EventView) -> String {
         EventView::QuoteImported {
             epoch, id, text, ..
         } => format!("quote imported for [{id}] \"{text}\", without page text (epoch {epoch})"),
+        EventView::QuoteRetracted {
+            epoch,
+            id,
+            quote,
+            reason,
+        } => format!("retracted quote {quote} of [{id}]: {reason} (epoch {epoch})"),
+        EventView::TitleCorrected { epoch, id, title } => {
+            format!("title of [{id}] corrected to \"{title}\" (epoch {epoch})")
+        }
         EventView::SnapshotStored {
             epoch,
             id,
@@ -191,6 +233,25 @@ fn shell_words(words: &[String]) -> String {
         .join(" ")
 }
 
+/// A quote as `show` lists it: its number and text, then where it was checked.
+fn quote_lines(q: &Quote) -> [String; 2] {
+    let number = match q.number {
+        0 => String::new(),
+        n => format!("{n}. "),
+    };
+    let origin = match (&q.snapshot, &q.selector) {
+        (Some(hash), Some(sel)) => format!(
+            "    checked against snapshot {hash} at chars {}–{}, attached {}",
+            sel.start, sel.end, q.added
+        ),
+        _ => format!(
+            "    imported from sources.py without page text (not re-checkable), added {}",
+            q.added
+        ),
+    };
+    [format!("  {number}> \"{}\"", q.text), origin]
+}
+
 /// `show`: the source, then its history.
 pub fn show(d: &SourceDetail) -> Vec<String> {
     let s = &d.source;
@@ -212,17 +273,14 @@ pub fn show(d: &SourceDetail) -> Vec<String> {
     if !s.quotes.is_empty() {
         out.push("quotes:".to_string());
         for q in &s.quotes {
-            out.push(format!("  > \"{}\"", q.text));
-            match (&q.snapshot, &q.selector) {
-                (Some(hash), Some(sel)) => out.push(format!(
-                    "    checked against snapshot {hash} at chars {}–{}, attached {}",
-                    sel.start, sel.end, q.added
-                )),
-                _ => out.push(format!(
-                    "    imported from sources.py without page text (not re-checkable), added {}",
-                    q.added
-                )),
-            }
+            out.extend(quote_lines(q));
+        }
+    }
+    if !d.retracted.is_empty() {
+        out.push("retracted quotes (they count for nothing):".to_string());
+        for r in &d.retracted {
+            out.extend(quote_lines(&r.quote));
+            out.push(format!("    retracted: {}", r.reason));
         }
     }
     out.push("history:".to_string());
