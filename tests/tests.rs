@@ -41,6 +41,8 @@
 //! - `reader`: issue 18 — every `[N]` a reader sees is rendered and checked, any heading's
 //!   list of sources is a Sources section, no id dropped, `--strict` on research drafts,
 //!   drafts on stdin, blocks through pandoc and cmark-gfm, MCP ids as strings and `export`
+//! - `urls`: issue 19 — one page, one id: tracking parameters, http/https twins,
+//!   look-alike notes, credentials never stored or shown, ledgers written before
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
 
@@ -113,3 +115,5 @@ mod skill;
 mod syncs;
 #[path = "it/tex.rs"]
 mod tex;
+#[path = "it/urls.rs"]
+mod urls;

@@ -47,5 +47,9 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     // On stderr: stdout keeps `sources.py`'s lines (and JSON shape) for the tools that
     // read them.
     super::note(env, ignored_title)?;
-    super::note(env, render::shared_page_note(&added.page_also_stored_for))
+    super::note(env, render::shared_page_note(&added.page_also_stored_for))?;
+    for l in &added.looks_like {
+        super::note(env, Some(render::looks_like_note(l)))?;
+    }
+    Ok(())
 }

@@ -205,6 +205,9 @@ pub fn hide_credentials(text: &str) -> String {
         }
     }
     out.push_str(rest);
+    if !out.contains('@') {
+        return out;
+    }
     // WHATWG parsing also finds credentials where no `://` shows them (`https:alice:pw@h`,
     // a tab inside the scheme): when the whole text is such a URL, keep it parsed and
     // without them.
