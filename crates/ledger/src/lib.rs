@@ -799,6 +799,7 @@ impl<'p> Batch<'p> {
             .flatten()
     }
 
+    /// The page of an http(s) URL without its scheme, hashed; `None` for other schemes.
     fn page_key(url: &str) -> Option<[u8; 16]> {
         let page = url::page(url);
         let without_scheme = page
@@ -810,14 +811,15 @@ impl<'p> Batch<'p> {
         Some(key)
     }
 
-    /// The first source this transaction registered with `url`'s page.
-    fn first_of(&self, url: &str) -> Option<SourceId> {
-        self.first_of_page.get(&Batch::page_key(url)?).copied()
-    }
-
-    fn registered(&mut self, url: &str, id: SourceId) {
-        if let Some(key) = Batch::page_key(url) {
-            self.first_of_page.entry(key).or_insert(id);
+    /// Notes `id` as registered now with the page of `key` ([`Batch::page_key`]), and
+    /// returns the first source this transaction registered with it before, if any.
+    fn registered(&mut self, key: [u8; 16], id: SourceId) -> Option<SourceId> {
+        match self.first_of_page.entry(key) {
+            std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(id);
+                None
+            }
         }
     }
 }
@@ -853,26 +855,26 @@ fn registered_as(
     Ok(None)
 }
 
-/// A source registered before with `c`'s page and another query, if there is one: the
-/// one the read before the write found (checked again here), else the first this
-/// transaction registered.
+/// A source registered before `id` (registered now as `c`) with `c`'s page and another
+/// query, if there is one: the one the read before the write found (checked again
+/// here), else the first this transaction registered.
 fn look_alike(
     w: &Writer<'_>,
     epoch: Epoch,
     c: &Candidate,
+    id: SourceId,
     seen: Option<&Seen>,
-    batch: &Batch<'_>,
+    batch: &mut Batch<'_>,
 ) -> Result<Option<(SourceId, String)>> {
-    if let Some((stored, id)) = seen.and_then(|s| s.like.as_ref())
-        && w.source(epoch, *id)?.is_some_and(|row| row.url == *stored)
+    let first_now = Batch::page_key(&c.url).and_then(|key| batch.registered(key, id));
+    if let Some((stored, like)) = seen.and_then(|s| s.like.as_ref())
+        && w.source(epoch, *like)?
+            .is_some_and(|row| row.url == *stored)
     {
-        return Ok(Some((*id, stored.clone())));
+        return Ok(Some((*like, stored.clone())));
     }
-    if !is_web(&c.url) {
-        return Ok(None);
-    }
-    Ok(match batch.first_of(&c.url) {
-        Some(id) => w.source(epoch, id)?.map(|row| (id, row.url)),
+    Ok(match first_now {
+        Some(like) => w.source(epoch, like)?.map(|row| (like, row.url)),
         None => None,
     })
 }
@@ -936,15 +938,12 @@ fn register_in(
             continue;
         }
         let id = w.next_id(epoch)?;
-        if let Some((like, like_url)) = look_alike(w, epoch, &c, seen, batch)? {
+        if let Some((like, like_url)) = look_alike(w, epoch, &c, id, seen, batch)? {
             looks_like.push(LookAlike {
                 id: id.0,
                 like_id: like.0,
                 like_url,
             });
-        }
-        if is_web(&c.url) {
-            batch.registered(&c.url, id);
         }
         let added = SourceAdded {
             epoch,
