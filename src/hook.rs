@@ -35,9 +35,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use cite_ledger::Source;
 use cite_ledger::ingest::{self, Found, Skipped};
 use cite_ledger::url;
+use cite_ledger::{LookAlike, Source};
 
 /// What a hook payload asks of the ledger.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -207,8 +207,14 @@ pub fn route_of(tool: &str) -> String {
 pub const LISTED_AT_MOST: usize = 30;
 
 /// The text the model reads after the tool's result: each source's id and how to cite
-/// it, `[7] https://… — cite it as [7]`, with the title when there is one.
-pub fn context_for_model(tool: &str, ledger: &dyn std::fmt::Display, sources: &[Source]) -> String {
+/// it, `[7] https://… — cite it as [7]`, with the title when there is one, and the
+/// source registered before that it looks like (issue 19), if any.
+pub fn context_for_model(
+    tool: &str,
+    ledger: &dyn std::fmt::Display,
+    sources: &[Source],
+    looks_like: &[LookAlike],
+) -> String {
     let mut text = format!(
         "cite registered the sources of this {tool} call in the citation ledger {}. \
          Cite a claim taken from one by its id, right after the sentence; never type a URL \
@@ -222,6 +228,12 @@ pub fn context_for_model(tool: &str, ledger: &dyn std::fmt::Display, sources: &[
             text.push_str(&format!("  {}", s.title));
         }
         text.push_str(&format!(" — cite it as [{}]", s.id));
+        if let Some(l) = looks_like.iter().find(|l| l.id == s.id) {
+            text.push_str(&format!(
+                " (it looks like [{}] {}: the same host and path, another query)",
+                l.like_id, l.like_url
+            ));
+        }
     }
     if sources.len() > LISTED_AT_MOST {
         text.push_str(&format!(
@@ -328,12 +340,12 @@ mod tests {
             via: None,
             alias_of: None,
         };
-        let text = context_for_model("WebSearch", &"/l.redb", &[s(7, "Seven"), s(8, "")]);
+        let text = context_for_model("WebSearch", &"/l.redb", &[s(7, "Seven"), s(8, "")], &[]);
         assert!(text.ends_with(
             "\n[7] https://s7.example  Seven — cite it as [7]\n[8] https://s8.example — cite it as [8]"
         ), "{text}");
         let many: Vec<Source> = (1..=40).map(|i| s(i, "")).collect();
-        let text = context_for_model("mcp__x__y", &"/l.redb", &many);
+        let text = context_for_model("mcp__x__y", &"/l.redb", &many, &[]);
         assert_eq!(text.lines().count(), 1 + LISTED_AT_MOST + 1);
         assert!(text.ends_with("… and 10 more: `cite list` shows every id"));
         let answer: Value = serde_json::from_str(&claude_code_answer("ctx")).unwrap();

@@ -43,6 +43,8 @@
 //!   drafts on stdin, blocks through pandoc and cmark-gfm, MCP ids as strings and `export`
 //! - `corrections`: issue 20 — retracting a quote and correcting a title are events; the
 //!   log, show, verify and the MCP tools see them
+//! - `urls`: issue 19 — one page, one id: tracking parameters, http/https twins,
+//!   look-alike notes, credentials never stored or shown, ledgers written before
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
 
@@ -117,3 +119,5 @@ mod skill;
 mod syncs;
 #[path = "it/tex.rs"]
 mod tex;
+#[path = "it/urls.rs"]
+mod urls;

@@ -76,8 +76,13 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         .via
         .clone()
         .unwrap_or_else(|| hook::route_of(&call.tool));
-    let sources = ledger.register_found(&env.ctx, call.found, Some(&via))?;
-    let context = hook::context_for_model(&call.tool, ledger.location(), &sources);
+    let added = ledger.register_found(&env.ctx, call.found, Some(&via))?;
+    let context = hook::context_for_model(
+        &call.tool,
+        ledger.location(),
+        &added.sources,
+        &added.looks_like,
+    );
     writeln!(env.out, "{}", hook::claude_code_answer(&context))?;
     Ok(())
 }

@@ -29,7 +29,8 @@ use cite_ledger::app::input::text_or_file;
 use cite_ledger::app::{Failure, Reading, report};
 use cite_ledger::rewrite::DraftRewrite;
 use cite_ledger::{
-    AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route,
+    AddRequest, Attached, Context, Ledger, ListRequest, LookAlike, Source, SourceDetail,
+    check_route,
 };
 
 use super::{lenient, schema};
@@ -114,6 +115,7 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
     let added = ledger.add(ctx, &req)?;
     let note = render::shared_page_note(&added.page_also_stored_for);
     let kept = render::titles_kept_note(&added.titles_kept, false);
+    let looks_like = added.looks_like.iter().map(render::looks_like_note);
     done(
         lines(
             added
@@ -122,11 +124,13 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
                 .map(render::id_line)
                 .chain(ignored_title)
                 .chain(kept)
-                .chain(note),
+                .chain(note)
+                .chain(looks_like),
         ),
         &AddOutput {
             sources: added.sources,
             page_also_stored_for: added.page_also_stored_for,
+            looks_like: added.looks_like,
         },
     )
 }
@@ -139,6 +143,10 @@ pub struct AddOutput {
     /// Other sources the `snapshot` page text is also stored for (left out when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub page_also_stored_for: Vec<u64>,
+    /// Sources registered now whose host and path are those of a source registered
+    /// before, with another query: perhaps the same page (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub looks_like: Vec<LookAlike>,
 }
 
 /// Parameters of `ingest`.

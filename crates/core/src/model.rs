@@ -48,6 +48,18 @@ pub struct Quote {
     pub number: u64,
 }
 
+/// A source just registered whose URL has the host and path of one registered before,
+/// with another query (issue 19): perhaps one page, perhaps two, and only the writer can
+/// tell. `add` names it in a note; nothing else follows from it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LookAlike {
+    /// The source registered now.
+    pub id: u64,
+    /// The source registered before that it looks like, and its URL.
+    pub like_id: u64,
+    pub like_url: String,
+}
+
 /// What `quote` did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Attached {

@@ -11,8 +11,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::model::{
-    Attached, EntryOrigin, EventView, LogEntry, Page, Quote, Retitled, Retracted, RouteCount,
-    Source, SourceDetail,
+    Attached, EntryOrigin, EventView, LogEntry, LookAlike, Page, Quote, Retitled, Retracted,
+    RouteCount, Source, SourceDetail,
 };
 
 /// `[ID] URL` — what `add` and `ingest` print per input URL.
@@ -69,6 +69,15 @@ pub fn shared_page_note(ids: &[u64]) -> Option<String> {
         "note: this page text is also stored for {}",
         ids.join(", ")
     ))
+}
+
+/// `note: [5] looks like [4] URL (the same host and path, another query)` — what `add`
+/// says (on stderr; in the MCP tool's text) of a source registered next to a look-alike.
+pub fn looks_like_note(l: &LookAlike) -> String {
+    format!(
+        "note: [{}] looks like [{}] {} (the same host and path, another query)",
+        l.id, l.like_id, l.like_url
+    )
 }
 
 /// `note: the title was ignored: …` — what `add` says (on stderr; in the MCP tool's text)
