@@ -167,6 +167,8 @@ fn web_fetch(input: Option<&Value>, response: Option<&RawValue>) -> (Vec<Found>,
                 given: given.to_string(),
                 url: canonical,
                 title: String::new(),
+                // WebFetch's result is a model's answer about the page, not the page.
+                page: None,
             }],
             Vec::new(),
         ),
