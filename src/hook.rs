@@ -328,6 +328,7 @@ mod tests {
             accessed: "2026-01-01".into(),
             quotes: vec![],
             via: None,
+            page_text: false,
         };
         let text = context_for_model("WebSearch", &"/l.redb", &[s(7, "Seven"), s(8, "")]);
         assert!(text.ends_with(

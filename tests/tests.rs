@@ -41,6 +41,9 @@
 //! - `reader`: issue 18 — every `[N]` a reader sees is rendered and checked, any heading's
 //!   list of sources is a Sources section, no id dropped, `--strict` on research drafts,
 //!   drafts on stdin, blocks through pandoc and cmark-gfm, MCP ids as strings and `export`
+//! - `tools`: issue 19 — `ingest` of what the tools agents use answer (Tavily, Exa,
+//!   Firecrawl, Jina, search engines, answer engines, LangChain), the page text it keeps
+//!   and the snippets it does not, through the CLI, MCP and the hook
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
 
@@ -113,3 +116,5 @@ mod skill;
 mod syncs;
 #[path = "it/tex.rs"]
 mod tex;
+#[path = "it/tools.rs"]
+mod tools;

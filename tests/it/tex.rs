@@ -93,6 +93,7 @@ fn raw_control_source() -> cite_ledger::Source {
         accessed: "2024-03-05".into(),
         quotes: vec![],
         via: None,
+        page_text: false,
     }
 }
 

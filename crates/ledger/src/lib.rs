@@ -58,7 +58,11 @@ pub enum Error {
     Route(String),
     #[error("input is not valid JSON ({0})")]
     Json(String),
-    #[error("no urls found in input")]
+    /// The first words are `sources.py`'s, which tools match on.
+    #[error(
+        "no urls found in input — {} — to register a page by hand, run `cite add URL`",
+        ingest::LOOKED_FOR
+    )]
     NoUrls,
     #[error("no source [{0}] in the ledger")]
     UnknownSource(u64),
@@ -152,6 +156,7 @@ fn source_of(id: SourceId, row: SourceRow, quotes: Vec<Quote>) -> Source {
         accessed: row.accessed,
         quotes,
         via: row.via,
+        page_text: !row.snapshots.is_empty(),
     }
 }
 
@@ -211,6 +216,8 @@ pub struct AddRequest {
 pub struct Ingested {
     pub sources: Vec<Source>,
     pub skipped: Vec<ingest::Skipped>,
+    /// The sources whose page text came with the input and is stored now, in order.
+    pub page_text_stored: Vec<u64>,
 }
 
 /// A ledger file and how long its writers wait.
@@ -286,6 +293,8 @@ struct Registration {
     accessed: String,
     via: Option<String>,
     snapshot: Option<String>,
+    /// Page text found beside a candidate (`ingest`): its index, and the text.
+    pages: Vec<(usize, String)>,
 }
 
 impl Ledger {
@@ -414,6 +423,7 @@ impl Ledger {
             accessed,
             via,
             snapshot: req.snapshot.clone(),
+            pages: Vec::new(),
         })
     }
 
@@ -438,14 +448,20 @@ impl Ledger {
         if found.is_empty() {
             return Err(Error::NoUrls);
         }
-        let sources = self.register_found_with_progress(ctx, found, via.as_deref(), progress)?;
-        Ok(Ingested { sources, skipped })
+        let (sources, page_text_stored) =
+            self.register_found_with_progress(ctx, found, via.as_deref(), progress)?;
+        Ok(Ingested {
+            sources,
+            skipped,
+            page_text_stored,
+        })
     }
 
     /// Registers URLs already found and canonicalized (by [`ingest::find_urls`] or
     /// [`ingest::find_urls_in_tool_output`]), in one transaction, with today's date:
     /// what `ingest` does once it has read its input, for callers that read their own
-    /// (the agent hooks). One entry per URL, in order; nothing is written for none.
+    /// (the agent hooks). One entry per URL, in order; nothing is written for none. The
+    /// page text found with a URL is stored as its source's snapshot.
     pub fn register_found(
         &self,
         ctx: &Context,
@@ -453,7 +469,9 @@ impl Ledger {
         via: Option<&str>,
     ) -> Result<Vec<Source>> {
         let via = via.map(check_route).transpose()?;
-        self.register_found_with_progress(ctx, found, via.as_deref(), &mut |_, _| {})
+        Ok(self
+            .register_found_with_progress(ctx, found, via.as_deref(), &mut |_, _| {})?
+            .0)
     }
 
     fn register_found_with_progress(
@@ -462,25 +480,34 @@ impl Ledger {
         found: Vec<ingest::Found>,
         via: Option<&str>,
         progress: &mut dyn FnMut(u64, u64),
-    ) -> Result<Vec<Source>> {
+    ) -> Result<(Vec<Source>, Vec<u64>)> {
         if found.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
+        let mut pages = Vec::new();
         let candidates: Vec<Candidate> = found
             .into_iter()
-            .map(|f| Candidate {
-                given: f.given,
-                url: f.url,
-                title: f.title,
+            .enumerate()
+            .map(|(i, f)| {
+                pages.extend(f.page.map(|page| (i, page)));
+                Candidate {
+                    given: f.given,
+                    url: f.url,
+                    title: f.title,
+                }
             })
             .collect();
+        let with_page: Vec<usize> = pages.iter().map(|(i, _)| *i).collect();
         let registration = Registration {
             candidates,
             accessed: ctx.today(),
             via: via.map(str::to_string),
             snapshot: None,
+            pages,
         };
-        Ok(self.register(ctx, registration, progress)?.sources)
+        let sources = self.register(ctx, registration, progress)?.sources;
+        let stored = with_page.into_iter().map(|i| sources[i].id).collect();
+        Ok((sources, stored))
     }
 
     fn register(
@@ -632,6 +659,7 @@ fn register_in(
         accessed,
         via,
         snapshot,
+        pages,
     } = registration;
     let (accessed, via, snapshot) = (accessed.as_str(), via.as_deref(), snapshot.as_deref());
     let total = candidates.len() as u64;
@@ -692,30 +720,46 @@ fn register_in(
             accessed: accessed.to_string(),
             quotes: Vec::new(),
             via: via.map(str::to_string),
+            page_text: false,
         });
     }
+    for (i, text) in pages {
+        let source = &mut out[i];
+        store_page(w, epoch, SourceId(source.id), &text)?;
+        source.page_text = true;
+    }
     let mut page_also_stored_for = Vec::new();
-    if let (Some(text), [only]) = (snapshot, out.as_slice()) {
+    if let (Some(text), [only]) = (snapshot, out.as_mut_slice()) {
         let id = SourceId(only.id);
-        let (hash, stored_before) = w.put_snapshot(text)?;
+        let (hash, stored_before) = store_page(w, epoch, id, text)?;
         if stored_before {
             page_also_stored_for = page_holders(w, epoch, &hash, id)?;
         }
-        let known = w
-            .source(epoch, id)?
-            .is_some_and(|r| r.snapshots.contains(&hash));
-        if !known {
-            w.append(Event::SnapshotStored {
-                epoch,
-                id,
-                snapshot: hash,
-            })?;
-        }
+        only.page_text = true;
     }
     Ok(Added {
         sources: out,
         page_also_stored_for,
     })
+}
+
+/// Stores `text` as a page text of source `id` (content-addressed, once per text), and
+/// records it for the source unless it already is; returns its hash and whether the text
+/// was stored before, for any source. What `add --snapshot` and the page text `ingest`
+/// finds both do.
+fn store_page(w: &mut Writer<'_>, epoch: Epoch, id: SourceId, text: &str) -> Result<(Hash, bool)> {
+    let (hash, stored_before) = w.put_snapshot(text)?;
+    let known = w
+        .source(epoch, id)?
+        .is_some_and(|r| r.snapshots.contains(&hash));
+    if !known {
+        w.append(Event::SnapshotStored {
+            epoch,
+            id,
+            snapshot: hash,
+        })?;
+    }
+    Ok((hash, stored_before))
 }
 
 /// The sources of `epoch` other than `id` that the latest [`SHARED_PAGE_LOOKBACK`]

@@ -73,6 +73,7 @@ mod tests {
             accessed: accessed.into(),
             quotes: vec![],
             via: None,
+            page_text: false,
         }
     }
 

@@ -182,6 +182,7 @@ mod tests {
                     selector: None,
                 }],
                 via: Some("web".into()),
+                page_text: false,
             },
             snapshots: vec!["aa".into(), "bb".into()],
         }

@@ -89,6 +89,7 @@ mod tests {
                     })
                     .collect(),
                 via: None,
+                page_text: false,
             },
             snapshots: vec![],
         }

@@ -104,6 +104,7 @@ mod tests {
             accessed: "2024-01-02".into(),
             quotes: vec![],
             via: None,
+            page_text: false,
         };
         assert_eq!(
             record(&s),
@@ -126,6 +127,7 @@ mod tests {
             title: "T; U".into(),
             accessed: String::new(),
             quotes: vec![],
+            page_text: false,
             via: None,
         };
         assert_eq!(
@@ -143,6 +145,7 @@ mod tests {
                 .into(),
             title: "SICI".into(),
             accessed: "2024-01-02".into(),
+            page_text: false,
             quotes: vec![],
             via: None,
         };

@@ -189,6 +189,7 @@ mod tests {
             accessed: "2026-11-30".into(),
             quotes: vec![],
             via: None,
+            page_text: false,
         }
     }
 
