@@ -231,7 +231,38 @@ pub fn context_for_model(tool: &str, ledger: &dyn std::fmt::Display, sources: &[
             sources.len() - LISTED_AT_MOST
         ));
     }
+    let (with, without): (Vec<&Source>, Vec<&Source>) = sources.iter().partition(|s| s.page_text);
+    if !with.is_empty() {
+        text.push_str(&format!(
+            "\nPage text is stored for {}: check a quote with `cite quote ID --text \"…\"`, no --from needed.",
+            id_list(&with)
+        ));
+    }
+    // WebFetch hands the model a small model's answer about the page: quoting that
+    // would check a quote against a paraphrase, so it is never stored as the page.
+    if tool == "WebFetch" && !without.is_empty() {
+        text.push_str(&format!(
+            "\nWebFetch answers with a summary written by a model, not the page: no page text was stored for {}. \
+             To quote the page, get its own text with a tool that returns the page (a scrape or extract tool, \
+             or `curl -sL URL > page.txt`), then run `cite quote ID --text \"…\" --from page.txt`, \
+             or store it once with `cite add URL --snapshot page.txt`.",
+            id_list(&without)
+        ));
+    }
     text
+}
+
+/// `[1], [2], [3]`, at most [`LISTED_AT_MOST`] of them, then `, …`.
+fn id_list(sources: &[&Source]) -> String {
+    let mut ids: Vec<String> = sources
+        .iter()
+        .take(LISTED_AT_MOST)
+        .map(|s| format!("[{}]", s.id))
+        .collect();
+    if sources.len() > LISTED_AT_MOST {
+        ids.push("…".into());
+    }
+    ids.join(", ")
 }
 
 /// The hook's answer on stdout, one line: `{"hookSpecificOutput": {"hookEventName":

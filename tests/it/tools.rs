@@ -661,3 +661,143 @@ fn mcp_ingest_keeps_page_text_and_says_so() {
     assert_eq!(listed["sources"][0]["page_text"], true);
     assert_eq!(srv.shutdown(), Some(0));
 }
+
+/// A Claude Code `PostToolUse` payload for the MCP tool `mcp__SERVER__TOOL` that answered
+/// `response` as one JSON text block, as the Firecrawl, Tavily, Exa and Jina servers do.
+fn mcp_payload(tool: &str, input: Value, response: &str) -> String {
+    json!({
+        "session_id": "0b6f6c1e-3f0e-4a52-9d55-2f1a7c4e8d21",
+        "transcript_path": "/home/me/.claude/projects/x/0b6f6c1e.jsonl",
+        "cwd": "/home/me/research",
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUse",
+        "tool_name": tool,
+        "tool_input": input,
+        "tool_response": [{"type": "text", "text": response}],
+        "tool_use_id": "toolu_01ExaQm7wZ3rV9a2XyJ5bN8"
+    })
+    .to_string()
+}
+
+/// `cite hook claude-code` with `payload`: the `additionalContext` it answered.
+fn hook(sb: &Sandbox, payload: &str) -> String {
+    let out = sb
+        .cite()
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .expect("run cite hook");
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let answer: Value = serde_json::from_str(&stdout).expect("one JSON answer");
+    answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_hook_keeps_page_text_from_scrape_extract_and_read_tools() {
+    let sb = Sandbox::new();
+    // firecrawl-mcp answers a scrape with the SDK's document: the response's `data`.
+    let scrape: Value = serde_json::from_str(&read_fixture("firecrawl-scrape-v2.json")).unwrap();
+    let context = hook(
+        &sb,
+        &mcp_payload(
+            "mcp__firecrawl__firecrawl_scrape",
+            json!({"url": ICE_IH, "formats": ["markdown"]}),
+            &serde_json::to_string_pretty(&scrape["data"]).unwrap(),
+        ),
+    );
+    assert!(
+        context.ends_with(&format!(
+            "[1] {ICE_IH}  Ice Ih — Encyclopedia — cite it as [1]\n\
+             Page text is stored for [1]: check a quote with `cite quote ID --text \"…\"`, no --from needed."
+        )),
+        "{context}"
+    );
+    quotes_from_page(&sb, 1, "open tetrahedral lattice");
+
+    // An extract of the same page stores its text too; a quote is checked against the
+    // latest.
+    let context = hook(
+        &sb,
+        &mcp_payload(
+            "mcp__tavily__tavily-extract",
+            json!({"urls": [ICE_IH, "https://paywalled.example.com/ice-study"]}),
+            &read_fixture("tavily-extract.json"),
+        ),
+    );
+    assert!(
+        context.contains("Page text is stored for [1]:"),
+        "{context}"
+    );
+    quotes_from_page(
+        &sb,
+        1,
+        "The open lattice is why ice is less dense than the liquid",
+    );
+
+    let context = hook(
+        &sb,
+        &mcp_payload(
+            "mcp__jina__read_url",
+            json!({"url": LAKES}),
+            &read_fixture("jina-reader.json"),
+        ),
+    );
+    assert!(context.contains(&format!("[3] {LAKES}")), "{context}");
+    quotes_from_page(&sb, 3, "the densest water sinks");
+
+    // A search's snippets are not page text.
+    let context = hook(
+        &sb,
+        &mcp_payload(
+            "mcp__tavily__tavily-search",
+            json!({"query": "ice"}),
+            &read_fixture("tavily-search.json"),
+        ),
+    );
+    assert!(
+        context.ends_with(&format!(
+            "[4] {PHYSICS}  {PHYSICS_TITLE} — cite it as [4]\n\
+             [3] {LAKES}  {LAKES_TITLE} — cite it as [3]\n\
+             Page text is stored for [3]: check a quote with `cite quote ID --text \"…\"`, no --from needed."
+        )),
+        "the read's text, not the search's snippet: {context}"
+    );
+    has_no_page_text(&sb, 4, "Water is densest at about 4 °C");
+}
+
+#[test]
+fn the_hook_stores_no_page_text_for_webfetch_and_says_how_to_get_it() {
+    let sb = Sandbox::new();
+    let payload = json!({
+        "hook_event_name": "PostToolUse",
+        "tool_name": "WebFetch",
+        "cwd": "/home/me/research",
+        "tool_input": {"url": PHYSICS, "prompt": "Why does ice float?"},
+        "tool_response": {"bytes": 5120, "code": 200, "codeText": "OK",
+            "result": "Ice is about nine percent less dense than liquid water, so it floats.",
+            "durationMs": 812, "url": PHYSICS}
+    });
+    let context = hook(&sb, &payload.to_string());
+    let last = context.lines().last().unwrap();
+    assert!(
+        last.starts_with("WebFetch answers with a summary written by a model, not the page: no page text was stored for [1]."),
+        "{context}"
+    );
+    assert!(last.contains("--from"), "{last}");
+    assert!(last.contains("--snapshot"), "{last}");
+    has_no_page_text(&sb, 1, "nine percent less dense than liquid water");
+    // Once its page text is stored, a WebFetch of it says so instead.
+    ingest(&sb, "firecrawl-scrape-v1.json");
+    let context = hook(&sb, &payload.to_string());
+    assert!(
+        context.ends_with(
+            "Page text is stored for [1]: check a quote with `cite quote ID --text \"…\"`, no --from needed."
+        ),
+        "{context}"
+    );
+}
