@@ -484,19 +484,19 @@ impl Ledger {
         if found.is_empty() {
             return Ok((Vec::new(), Vec::new()));
         }
+        // A loop into an exact allocation, not a collect: a collect reuses the larger
+        // list of found URLs in place, which then stays allocated for the whole write
+        // (2.4 MiB more at the peak of a 100,000-URL ingest).
         let mut pages = Vec::new();
-        let candidates: Vec<Candidate> = found
-            .into_iter()
-            .enumerate()
-            .map(|(i, f)| {
-                pages.extend(f.page.map(|page| (i, page)));
-                Candidate {
-                    given: f.given,
-                    url: f.url,
-                    title: f.title,
-                }
-            })
-            .collect();
+        let mut candidates: Vec<Candidate> = Vec::with_capacity(found.len());
+        for (i, f) in found.into_iter().enumerate() {
+            pages.extend(f.page.map(|page| (i, page)));
+            candidates.push(Candidate {
+                given: f.given,
+                url: f.url,
+                title: f.title,
+            });
+        }
         let with_page: Vec<usize> = pages.iter().map(|(i, _)| *i).collect();
         let registration = Registration {
             candidates,
