@@ -167,6 +167,8 @@ fn web_fetch(input: Option<&Value>, response: Option<&RawValue>) -> (Vec<Found>,
                 given: given.to_string(),
                 url: canonical,
                 title: String::new(),
+                // WebFetch's result is a model's answer about the page, not the page.
+                page: None,
             }],
             Vec::new(),
         ),
@@ -241,7 +243,38 @@ pub fn context_for_model(
             sources.len() - LISTED_AT_MOST
         ));
     }
+    let (with, without): (Vec<&Source>, Vec<&Source>) = sources.iter().partition(|s| s.page_text);
+    if !with.is_empty() {
+        text.push_str(&format!(
+            "\nPage text is stored for {}: check a quote with `cite quote ID --text \"…\"`, no --from needed.",
+            id_list(&with)
+        ));
+    }
+    // WebFetch hands the model a small model's answer about the page: quoting that
+    // would check a quote against a paraphrase, so it is never stored as the page.
+    if tool == "WebFetch" && !without.is_empty() {
+        text.push_str(&format!(
+            "\nWebFetch answers with a summary written by a model, not the page: no page text was stored for {}. \
+             To quote the page, get its own text with a tool that returns the page (a scrape or extract tool, \
+             or `curl -sL URL > page.txt`), then run `cite quote ID --text \"…\" --from page.txt`, \
+             or store it once with `cite add URL --snapshot page.txt`.",
+            id_list(&without)
+        ));
+    }
     text
+}
+
+/// `[1], [2], [3]`, at most [`LISTED_AT_MOST`] of them, then `, …`.
+fn id_list(sources: &[&Source]) -> String {
+    let mut ids: Vec<String> = sources
+        .iter()
+        .take(LISTED_AT_MOST)
+        .map(|s| format!("[{}]", s.id))
+        .collect();
+    if sources.len() > LISTED_AT_MOST {
+        ids.push("…".into());
+    }
+    ids.join(", ")
 }
 
 /// The hook's answer on stdout, one line: `{"hookSpecificOutput": {"hookEventName":
@@ -339,6 +372,7 @@ mod tests {
             quotes: vec![],
             via: None,
             alias_of: None,
+            page_text: false,
         };
         let text = context_for_model("WebSearch", &"/l.redb", &[s(7, "Seven"), s(8, "")], &[]);
         assert!(text.ends_with(

@@ -153,9 +153,14 @@ pub struct AddOutput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IngestParams {
-    /// JSON tool output (e.g. a search tool's raw result), as text or as the JSON value
-    /// itself. Every object's first truthy `url`, `link` or `source_url` starting with
-    /// http:// or https:// is registered, titled by its `title` or `name`.
+    /// JSON tool output (e.g. a search, extract or scrape tool's raw result), as text or
+    /// as the JSON value itself. Every object's first truthy `url`, `link` or
+    /// `source_url` starting with http:// or https:// is registered (else its
+    /// `sourceURL`, `uri` or `source`), titled by its `title` or `name`, and so are the
+    /// URL strings of a top-level list or a `citations`, `urls` or `sources` list. Page
+    /// text beside a URL (`raw_content`, `markdown`, `text`, `page_content`, an extract's
+    /// `content`) is stored with its source, so `quote` needs no evidence for it;
+    /// snippets and descriptions are not.
     #[schemars(schema_with = "json_text_or_value")]
     pub json: Value,
     /// Route these sources came from: web, reddit, rss, video, code, x, or any one word.
@@ -179,13 +184,27 @@ pub fn ingest(ledger: &Ledger, ctx: &Context, p: IngestParams) -> Outcome {
             )));
         }
     };
-    let ingested = ledger.ingest(ctx, text, p.via.as_deref())?;
+    let ingested = ledger
+        .ingest(ctx, text, p.via.as_deref())
+        .map_err(|e| match e {
+            // The CLI's wording names its command; a client has tools.
+            cite_ledger::Error::NoUrls => Failure::failed(format!(
+                "no urls found in input — {} — register a page by hand with the add tool",
+                cite_ledger::ingest::LOOKED_FOR
+            ))
+            .without_prefix(),
+            e => e.into(),
+        })?;
     let mut text: Vec<String> = ingested
         .skipped
         .iter()
         .map(|s| format!("warn: skipped {:?}, not a URL ({})", s.given, s.reason))
         .collect();
     text.extend(ingested.sources.iter().map(render::id_line));
+    text.extend(render::page_text_note(
+        &ingested.page_text_stored,
+        "`quote` with the id and text checks a quote against it, no evidence needed",
+    ));
     let skipped = ingested
         .skipped
         .into_iter()

@@ -396,16 +396,18 @@ fn the_hook_folds_spellings_and_tells_the_model_of_look_alikes() {
     let sb = Sandbox::new();
     add(&sb, &["https://shop.example/item?id=1"]);
     let context = context_for_model(&hook(&sb, "http://shop.example/item?id=1&fbclid=x"));
+    // WebFetch's note on page text follows the sources' lines.
     assert!(
-        context.ends_with("\n[1] https://shop.example/item?id=1 — cite it as [1]"),
+        context
+            .lines()
+            .any(|l| l == "[1] https://shop.example/item?id=1 — cite it as [1]"),
         "{context}"
     );
     let context = context_for_model(&hook(&sb, "https://shop.example/item?id=2"));
     assert!(
-        context.ends_with(
-            "\n[2] https://shop.example/item?id=2 — cite it as [2] \
-             (it looks like [1] https://shop.example/item?id=1: the same host and path, another query)"
-        ),
+        context.lines().any(|l| l
+            == "[2] https://shop.example/item?id=2 — cite it as [2] \
+                (it looks like [1] https://shop.example/item?id=1: the same host and path, another query)"),
         "{context}"
     );
 }

@@ -80,6 +80,20 @@ pub fn looks_like_note(l: &LookAlike) -> String {
     )
 }
 
+/// `note: page text stored for [2], [5]: HOW` — what `ingest` adds (on stderr; in the
+/// MCP tool's text) for the sources whose page text came with its input, `how` saying in
+/// the reader's terms how a quote is then checked. `None` when there are none.
+pub fn page_text_note(ids: &[u64], how: &str) -> Option<String> {
+    if ids.is_empty() {
+        return None;
+    }
+    let ids: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
+    Some(format!(
+        "note: page text stored for {}: {how}",
+        ids.join(", ")
+    ))
+}
+
 /// `note: the title was ignored: …` — what `add` says (on stderr; in the MCP tool's text)
 /// when a title came with more than one URL, which `sources.py` drops without a word:
 /// the writer who meant it for one of them should hear that no source got it. `None`
@@ -276,6 +290,14 @@ pub fn show(d: &SourceDetail) -> Vec<String> {
     if let Some(v) = &s.via {
         out.push(format!("  via:       {v}"));
     }
+    out.push(
+        if s.page_text {
+            "  page text: stored — a quote is checked against it"
+        } else {
+            "  page text: none — a quote needs the page's text given with it"
+        }
+        .to_string(),
+    );
     for h in &d.snapshots {
         out.push(format!("  snapshot:  {h}"));
     }
