@@ -457,3 +457,32 @@ fn a_relative_ledger_path_is_the_ledger_in_the_agents_working_folder() {
     context_of(&out);
     assert!(sb.ledger.exists());
 }
+
+#[test]
+fn a_working_folder_that_does_not_exist_is_one_line_and_creates_nothing() {
+    // Issue 25: a payload's `cwd` joined to a relative ledger path made the whole
+    // folder tree, wherever the payload pointed.
+    let sb = Sandbox::new();
+    let missing = sb.path().join("gone").join("project");
+    let mut payload: Value = serde_json::from_slice(&read_fixture("webfetch.json")).unwrap();
+    payload["cwd"] = json!(missing);
+    let out = Outcome::from_output(
+        cite_bin()
+            .current_dir(sb.path())
+            .args(["--ledger", "notes/l.redb", "hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap(),
+        Duration::ZERO,
+    );
+    let line = assert_one_line_error(&out, "missing cwd");
+    assert_eq!(
+        line,
+        format!(
+            "cite hook: the agent's working folder {} does not exist, so its ledger \
+             notes/l.redb was not opened; nothing was registered",
+            missing.display()
+        )
+    );
+    assert!(!sb.path().join("gone").exists(), "no folder was made");
+}
