@@ -394,3 +394,69 @@ fn a_waiter_that_gave_up_never_keeps_the_lock() {
     drop(again);
     lock::acquire(&sb.ledger, LockMode::Maintenance, Duration::from_secs(2)).expect("free");
 }
+
+/// A process of another program holding a lock on the ledger file itself, `flock` or a
+/// POSIX `lockf` (Python's `fcntl`, the calls util-linux's `flock` and any program make),
+/// as any user who can read the file can take.
+fn foreign_lock(ledger: &Path, kind: &str) -> Child {
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import fcntl, sys, time\n\
+             f = open(sys.argv[1], 'r')\n\
+             if sys.argv[2] == 'flock':\n    fcntl.flock(f, fcntl.LOCK_EX)\n\
+             else:\n    f = open(sys.argv[1], 'r+'); fcntl.lockf(f, fcntl.LOCK_EX)\n\
+             print('held', flush=True)\n\
+             time.sleep(60)",
+        ])
+        .arg(ledger)
+        .arg(kind)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run python3");
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, "held\n", "{kind} did not take its lock");
+    child
+}
+
+#[test]
+fn a_foreign_lock_on_the_ledger_file_is_busy_not_damage() {
+    // Issue 25: `flock -x l.redb sleep 10` made `add` fail at once with "unsupported or
+    // damaged … restore it from a backup", and `audit` print FAIL.
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example"]);
+    for kind in ["flock", "lockf"] {
+        let mut holder = foreign_lock(&sb.ledger, kind);
+        for args in [
+            &["--wait", "1", "add", "https://b.example"][..],
+            &["--wait", "1", "audit"][..],
+        ] {
+            let (code, stdout, stderr, took) = run(&sb, args);
+            let what = format!("{kind}, {args:?}");
+            assert_eq!((code, stdout.as_str()), (1, ""), "{what}: {stderr}");
+            assert!(
+                stderr.starts_with("error: ledger busy: "),
+                "{what}: {stderr}"
+            );
+            let pid = format!("pid {}", holder.id());
+            assert!(stderr.contains(&pid), "{what}: must name {pid}: {stderr}");
+            for wrong in ["damaged", "backup", "FAIL"] {
+                assert!(!stderr.contains(wrong), "{what}: {stderr}");
+            }
+            assert!(
+                took >= Duration::from_millis(950),
+                "{what}: gave up after {took:?}"
+            );
+        }
+        holder.kill().unwrap();
+        holder.wait().unwrap();
+        assert_eq!(sb.ok(&["--wait", "5", "list"]), "[1] https://a.example\n");
+    }
+    assert_eq!(
+        sb.ok(&["add", "https://b.example"]),
+        "[2] https://b.example\n"
+    );
+}

@@ -41,7 +41,7 @@ pub enum StoreError {
     )]
     LockFile { path: PathBuf, kind: String },
     #[error(
-        "the ledger at {} is unsupported or damaged ({reason}) — run `cite audit`; restore it from a backup if that fails",
+        "the ledger at {} is unsupported or damaged ({reason}) — run `cite audit`, which tells damage from a lock or a permission and says what to do; restore a backup only if it finds damage",
         path.display()
     )]
     Damaged { path: PathBuf, reason: String },
@@ -57,11 +57,7 @@ pub enum StoreError {
     #[error("ledger busy: {} — gave up after {} s waiting for the writer lock{}{} — try again later or raise --wait",
         path.display(),
         seconds(*waited),
-        match holders.as_slice() {
-            [] => String::new(),
-            [pid] => format!(", held now by pid {pid}"),
-            pids => format!(", held now by pids {}", pids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
-        },
+        held_by(holders),
         if *maintenance_waiting { "; a maintenance command (rebuild, import) is waiting for its turn" } else { "" },
     )]
     Busy {
@@ -72,9 +68,17 @@ pub enum StoreError {
         maintenance_waiting: bool,
         waited: Duration,
     },
-    #[error("ledger busy: {} — gave up after {} s waiting for another process that has the store open (it may be stopped or hung) — try again later or raise --wait",
-        path.display(), seconds(*waited))]
-    StoreBusy { path: PathBuf, waited: Duration },
+    /// A lock on the ledger file itself that did not come free: another cite process's
+    /// redb lock, or another program's (`flock`, `lockf`; anyone who can read the file can
+    /// take one). Busy, never damage: the file is not even read.
+    #[error("ledger busy: {} — gave up after {} s waiting for another process that has the ledger file open or locked (it may be stopped or hung){} — try again later or raise --wait",
+        path.display(), seconds(*waited), held_by(holders))]
+    StoreBusy {
+        path: PathBuf,
+        waited: Duration,
+        /// Who holds a lock on the ledger file as the wait ends (where the kernel says).
+        holders: Vec<u32>,
+    },
     #[error("the ledger file {} was replaced while this process had it open — nothing was written; run the command again", path.display())]
     Replaced { path: PathBuf },
     #[error("cannot {action} {}: {source}", path.display())]
@@ -164,6 +168,21 @@ pub fn io_is_storage_full(e: &std::io::Error) -> bool {
 }
 
 /// Seconds for messages: `0.3`, `1`, `2.5`.
+/// `, held now by pid N` (or pids), or nothing when the kernel named nobody.
+fn held_by(holders: &[u32]) -> String {
+    match holders {
+        [] => String::new(),
+        [pid] => format!(", held now by pid {pid}"),
+        pids => format!(
+            ", held now by pids {}",
+            pids.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 pub(crate) fn seconds(d: Duration) -> String {
     let text = format!("{:.3}", d.as_secs_f64());
     text.trim_end_matches('0').trim_end_matches('.').to_string()

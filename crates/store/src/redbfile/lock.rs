@@ -295,6 +295,20 @@ fn is_symlink_refusal(e: &io::Error) -> bool {
 /// The pids holding the writer lock on `file`, as the kernel lists them (Linux); empty
 /// where that list is not available.
 fn holders(file: &File) -> Vec<u32> {
+    lock_holders(file, &["FLOCK"])
+}
+
+/// The pids holding any lock on the file at `path` whose holder the kernel names
+/// (`flock` and POSIX locks; an OFD lock has no pid): who keeps redb from opening it.
+pub(crate) fn file_holders(path: &Path) -> Vec<u32> {
+    match File::open(path) {
+        Ok(file) => lock_holders(&file, &["FLOCK", "POSIX"]),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The pids of the locks of `kinds` (`/proc/locks`' second field) held on `file`.
+fn lock_holders(file: &File, kinds: &[&str]) -> Vec<u32> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::fs::MetadataExt;
@@ -316,7 +330,9 @@ fn holders(file: &File) -> Vec<u32> {
                 // carry `->` and hold nothing.
                 let fields: Vec<&str> = line.split_whitespace().collect();
                 match fields.as_slice() {
-                    [_, "FLOCK", _, _, pid, id, ..] if *id == want => pid.parse().ok(),
+                    [_, kind, _, _, pid, id, ..] if *id == want && kinds.contains(kind) => {
+                        pid.parse().ok()
+                    }
                     _ => None,
                 }
             })
@@ -327,7 +343,7 @@ fn holders(file: &File) -> Vec<u32> {
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = file;
+        let _ = (file, kinds);
         Vec::new()
     }
 }
