@@ -212,8 +212,9 @@ pub struct DraftRewrite {
 /// Where a draft is rewritten.
 enum Target {
     Path(PathBuf),
-    /// A file found inside the folder a client is kept in ([`crate::confined`]).
-    Place(Place),
+    /// A file found inside the folder a client is kept in ([`crate::confined`]); boxed,
+    /// as it holds its metadata.
+    Place(Box<Place>),
 }
 
 impl DraftRewrite {
@@ -243,7 +244,7 @@ impl DraftRewrite {
             .read_to_end(&mut text)
             .map_err(|e| input::unreadable(&shown, &e))?;
         let text = input::utf8(&shown, text)?;
-        DraftRewrite::checked(Target::Place(place), text, rerun)
+        DraftRewrite::checked(Target::Place(Box::new(place)), text, rerun)
     }
 
     fn checked(target: Target, text: String, rerun: &str) -> Result<DraftRewrite, ReplaceInError> {
