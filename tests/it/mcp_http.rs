@@ -452,6 +452,65 @@ fn http_requests_without_the_token_get_401_and_write_nothing() {
     assert_eq!(r.status, 404, "{}", r.body);
 }
 
+/// Sends `head` (a request without a body) on `stream` and reads the answer's head;
+/// returns it, or `None` when the server has closed the connection.
+fn raw_request(stream: &mut std::net::TcpStream, head: &str) -> Option<String> {
+    use std::io::Read;
+    let _ = stream.write_all(head.as_bytes());
+    let mut answer = Vec::new();
+    let mut byte = [0u8; 1];
+    while !answer.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => answer.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let answer = String::from_utf8(answer).expect("utf-8 head");
+    // The body, by its length, so the next answer starts where it should.
+    let len: usize = answer
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().expect("length"))
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    stream.read_exact(&mut body).expect("body");
+    Some(answer)
+}
+
+#[test]
+fn http_a_request_without_the_token_ends_its_connection() {
+    let sb = Sandbox::new();
+    let srv = HttpServer::start(&sb.ledger, &[]);
+    let addr = format!("127.0.0.1:{}", srv.port());
+    let get =
+        |authorization: &str| format!("GET /other HTTP/1.1\r\nHost: {addr}\r\n{authorization}\r\n");
+    let connect = || {
+        let stream = std::net::TcpStream::connect(&addr).expect("connect");
+        stream.set_read_timeout(Some(TIMEOUT)).expect("timeout");
+        stream
+    };
+    // With the token, the connection is kept for the next request.
+    let mut stream = connect();
+    let with = format!("Authorization: Bearer {TOKEN}\r\n");
+    for _ in 0..2 {
+        let head = raw_request(&mut stream, &get(&with)).expect("kept alive");
+        assert!(head.starts_with("HTTP/1.1 404 "), "{head}");
+    }
+    // Without it, one guess per connection: the 401 says close, and closes.
+    let mut stream = connect();
+    let wrong = "Authorization: Bearer wrong-token-0123456789abcdef\r\n";
+    let head = raw_request(&mut stream, &get(wrong)).expect("an answer");
+    assert!(head.starts_with("HTTP/1.1 401 "), "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("connection: close"),
+        "{head}"
+    );
+    assert_eq!(raw_request(&mut stream, &get(wrong)), None);
+}
+
 #[test]
 fn http_refuses_foreign_browser_origins() {
     let sb = Sandbox::new();
