@@ -686,6 +686,16 @@ fn http_refuses_to_start_without_a_usable_token() {
     assert!(!sb.ledger.exists());
 }
 
+/// Makes a FIFO at `path`, mode 0600 (so a refusal can only be for what it is).
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo")
+        .arg("-m")
+        .arg("600")
+        .arg(path)
+        .status();
+    assert!(made.expect("mkfifo").success(), "mkfifo {}", path.display());
+}
+
 /// A token file with `text` and `mode`, in the sandbox; returns its path as text.
 fn token_file(sb: &Sandbox, name: &str, text: &str, mode: u32) -> String {
     let file = sb.file(name, text);
@@ -753,15 +763,7 @@ fn http_refuses_token_files_others_can_read_or_write() {
 fn http_refuses_special_files_as_token_files_without_hanging() {
     let sb = Sandbox::new();
     let fifo = sb.path().join("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg("-m")
-            .arg("600")
-            .arg(&fifo)
-            .status()
-            .expect("mkfifo")
-            .success()
-    );
+    mkfifo(&fifo);
     let folder = sb.path().join("folder");
     std::fs::create_dir(&folder).expect("mkdir");
     std::fs::set_permissions(&folder, std::os::unix::fs::PermissionsExt::from_mode(0o700))
@@ -1283,14 +1285,20 @@ impl Served {
         symlink(root.join("sub"), root.join("abs-in")).expect("symlink");
         Served { sb, root, secret }
     }
+
+    /// A server on the ledger with `--files` the folder, initialized; and the folder.
+    fn serve(&self) -> (HttpServer, &str) {
+        let root = self.root.to_str().expect("utf-8 path");
+        let mut srv = HttpServer::start(&self.sb.ledger, &["--files", root]);
+        srv.initialize();
+        (srv, root)
+    }
 }
 
 #[test]
 fn http_files_resolve_inside_the_folder_and_never_out_of_it() {
     let served = Served::new();
-    let root = served.root.to_str().expect("utf-8 path");
-    let mut srv = HttpServer::start(&served.sb.ledger, &["--files", root]);
-    srv.initialize();
+    let (mut srv, root) = served.serve();
     let quote = |id: u64, from: &str| {
         srv.call(
             id,
@@ -1350,9 +1358,7 @@ fn http_files_resolve_inside_the_folder_and_never_out_of_it() {
 #[test]
 fn http_files_replace_in_writes_inside_the_folder_only() {
     let served = Served::new();
-    let root = served.root.to_str().expect("utf-8 path");
-    let mut srv = HttpServer::start(&served.sb.ledger, &["--files", root]);
-    srv.initialize();
+    let (mut srv, root) = served.serve();
     let result = srv.call(1, "render", json!({"replace_in": "sub/draft.md"}));
     assert_eq!(result["isError"], json!(false), "{result}");
     assert_eq!(text(&result), "Sources block rewritten in sub/draft.md");
@@ -1399,17 +1405,8 @@ fn http_files_replace_in_writes_inside_the_folder_only() {
 #[test]
 fn http_files_special_files_are_refused_without_hanging() {
     let served = Served::new();
-    let fifo = served.root.join("fifo.md");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .expect("mkfifo")
-            .success()
-    );
-    let root = served.root.to_str().expect("utf-8 path");
-    let mut srv = HttpServer::start(&served.sb.ledger, &["--files", root]);
-    srv.initialize();
+    mkfifo(&served.root.join("fifo.md"));
+    let (mut srv, root) = served.serve();
     let result = srv.call(1, "render", json!({"cited_in": "fifo.md"}));
     assert_eq!(
         text(&result),
@@ -1428,25 +1425,21 @@ fn http_files_special_files_are_refused_without_hanging() {
 fn http_files_folder_must_exist() {
     let sb = Sandbox::new();
     let missing = sb.path().join("missing");
-    let missing = missing.to_str().expect("utf-8 path");
-    let (code, err) = refused_start(&sb, &["--http", "0", "--files", missing], Some(TOKEN));
-    assert_eq!(code, Some(2));
-    assert_eq!(
-        err,
-        format!(
-            "error: --files {missing}: no such folder — give the folder whose files HTTP clients may name\n"
-        )
-    );
     let file = sb.file("file", "x");
-    let file = file.to_str().expect("utf-8 path");
-    let (code, err) = refused_start(&sb, &["--http", "0", "--files", file], Some(TOKEN));
-    assert_eq!(code, Some(2));
-    assert_eq!(
-        err,
-        format!(
-            "error: --files {file}: it is not a folder (a regular file) — give the folder whose files HTTP clients may name\n"
-        )
-    );
+    for (path, why) in [
+        (missing, "no such folder"),
+        (file, "it is not a folder (a regular file)"),
+    ] {
+        let path = path.to_str().expect("utf-8 path");
+        let (code, err) = refused_start(&sb, &["--http", "0", "--files", path], Some(TOKEN));
+        assert_eq!(code, Some(2), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "error: --files {path}: {why} — give the folder whose files HTTP clients may name\n"
+            )
+        );
+    }
     // Only with --http: over stdio the client is the user.
     let (code, err) = refused_start(&sb, &["--files", sb.path().to_str().unwrap()], None);
     assert_eq!(code, Some(2));
