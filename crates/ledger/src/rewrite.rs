@@ -317,3 +317,31 @@ fn refusal(path: &Path, e: ReplaceError, rerun: &str) -> String {
         _ => format!("{shown}: the Sources block cannot be placed in it, {rerun}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::confined::Folder;
+    use crate::confined::tests::Scratch;
+
+    #[test]
+    fn a_link_swapped_in_before_the_rewrite_replaces_the_link_not_its_target() {
+        let scratch = Scratch::new("rewrite");
+        let folder = Folder::open(&scratch.0.join("served")).unwrap();
+        let place = folder.resolve(Path::new("draft.md")).unwrap();
+        let rewrite = DraftRewrite::open_in(place, "render").unwrap();
+        scratch.swap_in_a_link();
+        rewrite.write("## Sources\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(scratch.0.join("secret.md")).unwrap(),
+            "secret\n"
+        );
+        let draft = scratch.0.join("served/draft.md");
+        assert!(std::fs::symlink_metadata(&draft).unwrap().is_file());
+        assert!(
+            std::fs::read_to_string(&draft)
+                .unwrap()
+                .contains("## Sources")
+        );
+    }
+}
