@@ -1298,7 +1298,7 @@ impl Served {
 #[test]
 fn http_files_resolve_inside_the_folder_and_never_out_of_it() {
     let served = Served::new();
-    let (mut srv, root) = served.serve();
+    let (srv, root) = served.serve();
     let quote = |id: u64, from: &str| {
         srv.call(
             id,
@@ -1358,7 +1358,7 @@ fn http_files_resolve_inside_the_folder_and_never_out_of_it() {
 #[test]
 fn http_files_replace_in_writes_inside_the_folder_only() {
     let served = Served::new();
-    let (mut srv, root) = served.serve();
+    let (srv, root) = served.serve();
     let result = srv.call(1, "render", json!({"replace_in": "sub/draft.md"}));
     assert_eq!(result["isError"], json!(false), "{result}");
     assert_eq!(text(&result), "Sources block rewritten in sub/draft.md");
@@ -1406,7 +1406,7 @@ fn http_files_replace_in_writes_inside_the_folder_only() {
 fn http_files_special_files_are_refused_without_hanging() {
     let served = Served::new();
     mkfifo(&served.root.join("fifo.md"));
-    let (mut srv, root) = served.serve();
+    let (srv, _) = served.serve();
     let result = srv.call(1, "render", json!({"cited_in": "fifo.md"}));
     assert_eq!(
         text(&result),

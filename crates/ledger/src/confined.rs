@@ -348,8 +348,7 @@ pub(crate) mod tests {
         scratch.swap_in_a_link();
         let e = place
             .open(OFlags::RDONLY)
-            .err()
-            .expect("the link was followed");
+            .expect_err("the link was followed");
         assert!(e.to_string().starts_with("cannot read draft.md: "), "{e}");
     }
 }
