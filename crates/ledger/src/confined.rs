@@ -279,9 +279,20 @@ impl Place {
         if !self.meta.is_file() {
             return Err(input::not_regular(&self.shown, &self.meta));
         }
-        let (file, meta) = self
-            .open_any(access)
-            .map_err(|e| input::unreadable(&self.shown, &e))?;
+        let (file, meta) = self.open_any(access).map_err(|e| {
+            // `O_NOFOLLOW` refuses a link with ELOOP, whose own words ("too many levels
+            // of symbolic links") would mislead.
+            if e.raw_os_error() == Some(Errno::LOOP.raw_os_error()) {
+                InputError::Unreadable {
+                    path: self.shown.display().to_string(),
+                    why: "it was replaced by a symbolic link meanwhile, which is not followed \
+                          — try again"
+                        .into(),
+                }
+            } else {
+                input::unreadable(&self.shown, &e)
+            }
+        })?;
         if !meta.is_file() {
             return Err(input::not_regular(&self.shown, &meta));
         }
@@ -349,6 +360,10 @@ pub(crate) mod tests {
         let e = place
             .open(OFlags::RDONLY)
             .expect_err("the link was followed");
-        assert!(e.to_string().starts_with("cannot read draft.md: "), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "cannot read draft.md: it was replaced by a symbolic link meanwhile, which is not \
+             followed — try again"
+        );
     }
 }
