@@ -25,15 +25,25 @@ use cite_core::draft::{self, VerifyOptions};
 use cite_core::interop::Format;
 use cite_core::render::{self, sources::Style};
 use cite_ledger::app::export as app_export;
-use cite_ledger::app::input::text_or_file;
 use cite_ledger::app::{Failure, Reading, report};
-use cite_ledger::rewrite::DraftRewrite;
 use cite_ledger::{
     AddRequest, Attached, Context, Ledger, ListRequest, LookAlike, Source, SourceDetail,
     check_route,
 };
 
+use super::files::{FileArg, Files};
 use super::{lenient, schema};
+
+/// The tool arguments that name files, and what to pass instead when files are off
+/// ([`Files`]).
+const FROM: FileArg = FileArg::new("from", "the page text itself as evidence");
+const VERIFY_PATH: FileArg = FileArg::new("path", "the draft text itself as draft");
+const CITED_IN: FileArg = FileArg::new("cited_in", "the draft text itself as draft");
+const REPLACE_IN: FileArg = FileArg::new(
+    "replace_in",
+    "the draft text itself as draft, and append the block it returns",
+);
+const CITED_IN_FILE: FileArg = FileArg::new("cited_in_file", "the draft text itself as cited_in");
 
 /// A tool's answer: the lines the CLI prints, and the same data as JSON.
 pub struct Done {
@@ -251,14 +261,16 @@ pub struct QuoteParams {
     /// The fetched page text the quote must appear in.
     pub evidence: Option<String>,
     /// Path of a file holding the fetched page text (instead of `evidence`); relative
-    /// paths are resolved from the server's working folder.
+    /// paths start in the server's working folder. Over HTTP, only inside the folder
+    /// the server was started with (`--files`), where relative paths start.
     pub from: Option<PathBuf>,
 }
 
-pub fn quote(ledger: &Ledger, ctx: &Context, p: QuoteParams) -> Outcome {
-    let page = text_or_file(
+pub fn quote(ledger: &Ledger, ctx: &Context, files: &Files, p: QuoteParams) -> Outcome {
+    let page = files.text_or_file(
         p.evidence,
         p.from,
+        FROM,
         "give the page text as evidence or a file path as from, not both",
         Reading::Text,
     )?;
@@ -417,7 +429,7 @@ pub struct RenderParams {
 /// How `render` refuses a draft given more than one way.
 const ONE_WAY: &str = "give the draft one way: as text (draft), as a file path (cited_in), or as a file to rewrite (replace_in)";
 
-pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
+pub fn render(ledger: &Ledger, files: &Files, p: RenderParams) -> Outcome {
     let only = report::Only::parse(p.only.as_deref(), "only")?;
     let given = [
         p.draft.is_some(),
@@ -432,14 +444,14 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
         .as_deref()
         .map(|path| {
             let rerun = format!("render with replace_in {}", path.display());
-            DraftRewrite::open(path, &rerun)
+            files.rewrite(path, REPLACE_IN, &rerun)
         })
         .transpose()?;
     // Not both: refused above.
-    let draft_text = text_or_file(p.draft, p.cited_in, ONE_WAY, Reading::Text)?;
+    let draft_text = files.text_or_file(p.draft, p.cited_in, CITED_IN, ONE_WAY, Reading::Text)?;
     let cited: Option<BTreeSet<u64>> = rewrite
         .as_ref()
-        .map(DraftRewrite::text)
+        .map(cite_ledger::rewrite::DraftRewrite::text)
         .or(draft_text.as_deref())
         .map(draft::cited_ids);
     let style = p.style.unwrap_or(Style::Markdown);
@@ -556,17 +568,19 @@ pub struct VerifyParams {
     pub epoch: Option<u64>,
 }
 
-pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
+pub fn verify(ledger: &Ledger, files: &Files, p: VerifyParams) -> Outcome {
     cite_ledger::app::check_min_coverage("min_coverage", p.min_coverage)?;
-    let text = text_or_file(
-        p.draft,
-        p.path.clone(),
-        "give the draft as text (draft) or as a file path (path), not both",
-        Reading::Draft,
-    )?
-    .ok_or_else(|| {
-        Failure::usage("give the draft to check, as text (draft) or as a file path (path)")
-    })?;
+    let text = files
+        .text_or_file(
+            p.draft,
+            p.path.clone(),
+            VERIFY_PATH,
+            "give the draft as text (draft) or as a file path (path), not both",
+            Reading::Draft,
+        )?
+        .ok_or_else(|| {
+            Failure::usage("give the draft to check, as text (draft) or as a file path (path)")
+        })?;
     let view = ledger.view(p.epoch)?;
     let opts = VerifyOptions {
         strict: p.strict,
@@ -618,7 +632,7 @@ pub struct ExportParams {
     pub epoch: Option<u64>,
 }
 
-pub fn export(ledger: &Ledger, p: ExportParams) -> Outcome {
+pub fn export(ledger: &Ledger, files: &Files, p: ExportParams) -> Outcome {
     let narrowing = [
         (p.epoch.is_some(), "epoch"),
         (p.only.is_some(), "only"),
@@ -631,9 +645,10 @@ pub fn export(ledger: &Ledger, p: ExportParams) -> Outcome {
     .find_map(|(given, name)| given.then_some(name));
     app_export::check_whole_log(p.format, narrowing)?;
     let only = report::Only::parse(p.only.as_deref(), "only")?;
-    let draft_text = text_or_file(
+    let draft_text = files.text_or_file(
         p.cited_in,
         p.cited_in_file,
+        CITED_IN_FILE,
         "give the draft as text (cited_in) or as a file path (cited_in_file), not both",
         Reading::Text,
     )?;
