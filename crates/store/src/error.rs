@@ -41,6 +41,11 @@ pub enum StoreError {
     )]
     LockFile { path: PathBuf, kind: String },
     #[error(
+        "cannot write the lock file {} — every writer of a ledger must be able to write its lock file (or anyone who can read it could hold the lock): ask its owner to give you write access to the ledger, then the owner's next `cite` command opens the lock file to you too (for a group: `chmod g+w LEDGER`)",
+        path.display()
+    )]
+    LockFileNotWritable { path: PathBuf },
+    #[error(
         "the ledger at {} is unsupported or damaged ({reason}) — run `cite audit`, which tells damage from a lock or a permission and says what to do; restore a backup only if it finds damage",
         path.display()
     )]
