@@ -133,6 +133,18 @@ pub enum StoreError {
     PgNewerSchema { at: String, got: i64, supports: i64 },
     #[error("ledger busy: {at} — gave up after {} s waiting for the writer lock (a PostgreSQL advisory lock) — try again later or raise --wait", seconds(*waited))]
     PgBusy { at: String, waited: Duration },
+    #[error(
+        "the PostgreSQL ledger at {at} refused role {role}: {reason} — ask the database's owner to grant it what cite needs (`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}`, as docs/postgres.md says); nothing was written"
+    )]
+    PgPermission {
+        at: String,
+        reason: String,
+        role: String,
+    },
+    #[error(
+        "ledger busy: {at} — {reason}: another session holds a lock on a cite table (a LOCK TABLE, a long maintenance) — try again later or raise --wait"
+    )]
+    PgLocked { at: String, reason: String },
     #[error("the PostgreSQL ledger at {at} failed: {reason} — run `cite audit` if this persists")]
     Postgres { at: String, reason: String },
     #[error(
