@@ -10,11 +10,20 @@
 //! the match as a W3C TextQuoteSelector over the original evidence text, so a stored
 //! quote can be located and re-checked in its snapshot.
 
+mod clean;
+mod fold;
 mod key;
+mod markup;
 mod near;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_fold;
+
+#[cfg(test)]
+mod realpages;
 
 use key::{Keying, Origin, Resume, Sink};
 
@@ -92,19 +101,81 @@ fn key(text: &str, keying: Keying) -> String {
 /// typographic variant of it comes earlier on the page; and a quote typed with the page's
 /// own characters lands on them.
 pub fn find(quote: &str, evidence: &str) -> Option<Selector> {
-    find_by(quote, evidence, Keying::Reference)
-        .or_else(|| find_by(quote, evidence, Keying::Typographic))
+    locate(quote, evidence).map(|found| found.selector)
 }
 
-fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Selector> {
-    let needle = key(quote, keying);
+/// Where a quote sits, and in which view of the page it was found.
+struct Found {
+    selector: Selector,
+    keying: Keying,
+    /// Byte offsets of the selector in the evidence.
+    start: usize,
+    end: usize,
+}
+
+/// [`find`], with the keying that found the quote. Each keying is tried only when the
+/// ones before it find nothing; the page keyings (issue 20) come last so that a quote
+/// found before them is found where it was.
+fn locate(quote: &str, evidence: &str) -> Option<Found> {
+    [
+        Keying::Reference,
+        Keying::Typographic,
+        Keying::Page,
+        Keying::Seen,
+    ]
+    .into_iter()
+    .find_map(|keying| find_by(quote, evidence, keying))
+}
+
+fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Found> {
+    // The second view is a view of the page: a quote's markers and tags are its own, and
+    // a changed note number is a changed digit.
+    let needle = key(
+        quote,
+        if keying == Keying::Seen {
+            Keying::Page
+        } else {
+            keying
+        },
+    );
     if needle.is_empty() {
         return None;
     }
     let keyed = Keyed::of(evidence, keying);
     let at = keyed.key.find(&needle)?;
     let (start, end) = keyed.original(evidence, at, at + needle.len())?;
-    Some(selector(evidence, start, end))
+    Some(Found {
+        selector: selector(evidence, start, end),
+        keying,
+        start,
+        end,
+    })
+}
+
+/// An accepted quote: where it sits, and the page's own words there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accepted {
+    pub selector: Selector,
+    /// The evidence text of the match as a reader sees it: links as their label,
+    /// entities decoded, markup, note markers (when the quote was found only without
+    /// them) and characters that show nothing removed, whitespace runs as one space.
+    /// What the quote's own text had beyond that (a link target, a typed dash) is not
+    /// in it.
+    pub words: String,
+}
+
+/// [`check`], with the page's words for the match.
+pub fn accept(quote: &str, evidence: &str) -> Result<Accepted, QuoteError> {
+    let quote = quote.trim();
+    if quote_words(quote) < 3 {
+        return Err(QuoteError::TooShort);
+    }
+    let found = locate(quote, evidence).ok_or(QuoteError::NotFound)?;
+    let words = clean::words(evidence, found.start, found.end, found.keying);
+    Ok(Accepted {
+        selector: found.selector,
+        words,
+    })
 }
 
 /// Words of `quote` as the quote check counts them ([`crate::text::word_count`]) once
@@ -116,11 +187,7 @@ pub fn quote_words(quote: &str) -> usize {
 /// Checks a quote against the evidence as the `quote` command does: trimmed, at least 3
 /// words ([`quote_words`]), and verbatim by [`match_key`].
 pub fn check(quote: &str, evidence: &str) -> Result<Selector, QuoteError> {
-    let quote = quote.trim();
-    if quote_words(quote) < 3 {
-        return Err(QuoteError::TooShort);
-    }
-    find(quote, evidence).ok_or(QuoteError::NotFound)
+    accept(quote, evidence).map(|accepted| accepted.selector)
 }
 
 /// A passage of the evidence text: what a refused quote comes closest to.
@@ -248,7 +315,7 @@ impl Keyed {
         let from = self.resume_before(first);
         let mut locate = Locate::new(from.key_len, first, end.checked_sub(1)?);
         key::normalize(text, from, self.keying, &mut locate);
-        locate.finish(text)
+        locate.finish()
     }
 }
 
@@ -286,8 +353,8 @@ struct Locate {
     last: usize,
     start: Option<usize>,
     end: Option<usize>,
-    /// The byte offset of the match's last character, resolved against the text later.
-    last_char: Option<usize>,
+    /// Just past the source of the match's last key byte.
+    last_end: Option<usize>,
 }
 
 impl Locate {
@@ -298,7 +365,7 @@ impl Locate {
             last,
             start: None,
             end: None,
-            last_char: None,
+            last_end: None,
         }
     }
 
@@ -311,7 +378,7 @@ impl Locate {
         if self.last < upto {
             match origin.link {
                 Some(link) => self.end = Some(link.end),
-                None => self.last_char = Some(origin.at),
+                None => self.last_end = Some(origin.end),
             }
             return false;
         }
@@ -319,13 +386,8 @@ impl Locate {
     }
 
     /// The byte range of the match, once the pass is over.
-    fn finish(self, text: &str) -> Option<(usize, usize)> {
-        let end = match (self.end, self.last_char) {
-            (Some(end), _) => end,
-            (None, Some(at)) => at + text[at..].chars().next().map_or(0, char::len_utf8),
-            (None, None) => return None,
-        };
-        Some((self.start?, end))
+    fn finish(self) -> Option<(usize, usize)> {
+        Some((self.start?, self.end.or(self.last_end)?))
     }
 }
 
