@@ -188,11 +188,16 @@ fn the_text_is_trimmed() {
     assert_eq!(quote_texts(&sb, "1"), ["quick brown fox jumps"]);
 }
 
+/// Issue 20: what is stored is the page's words; the typed text is in the log beside them.
 #[test]
-fn the_stored_quote_keeps_the_callers_text() {
+fn the_stored_quote_is_the_pages_words() {
     let (sb, p) = with_source(PAGE);
     quote(&sb, "1", "QUICK brown *fox*   jumps", &p);
-    assert_eq!(quote_texts(&sb, "1"), ["QUICK brown *fox*   jumps"]);
+    assert_eq!(quote_texts(&sb, "1"), ["quick brown fox jumps"]);
+    assert!(
+        sb.ok(&["log"])
+            .contains("quote 1 of [1] was typed as \"QUICK brown *fox*   jumps\"")
+    );
 }
 
 #[test]
@@ -667,11 +672,13 @@ fn a_plain_quote_matches_typographic_page_text_and_points_at_it() {
         shown["quotes"][1]["selector"]["exact"],
         "The 1990–2000 data"
     );
-    // The stored text is the caller's; `audit` finds both again at their selectors.
+    // The stored text is the page's words (issue 20); `audit` finds both again at their
+    // selectors.
     assert_eq!(
         shown["quotes"][0]["text"],
-        r#"he said "it's done" - and left..."#
+        "He said “it’s done” — and left…"
     );
+    assert_eq!(shown["quotes"][1]["text"], "The 1990–2000 data");
     crate::audit::audit_ok(&sb.ledger);
 }
 

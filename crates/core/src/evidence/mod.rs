@@ -171,7 +171,14 @@ pub fn accept(quote: &str, evidence: &str) -> Result<Accepted, QuoteError> {
         return Err(QuoteError::TooShort);
     }
     let found = locate(quote, evidence).ok_or(QuoteError::NotFound)?;
-    let words = clean::words(evidence, found.start, found.end, found.keying);
+    // Read as a page is, whichever view found it: a quote copied with the page's
+    // blockquote marker or entity still stores what a reader sees.
+    let reading = if found.keying == Keying::Seen {
+        Keying::Seen
+    } else {
+        Keying::Page
+    };
+    let words = clean::words(evidence, found.start, found.end, reading);
     Ok(Accepted {
         selector: found.selector,
         words,
