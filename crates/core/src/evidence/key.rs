@@ -405,7 +405,7 @@ impl<'a> Collapsed<'a> {
         {
             return end;
         }
-        let mut end = link_tail(self.text, close);
+        let mut end = reference_link_tail(self.text, close);
         if end.is_none() && self.keying.reads_markup() {
             end = markup::link_tail(self.text, close);
         }
@@ -415,7 +415,7 @@ impl<'a> Collapsed<'a> {
 }
 
 /// Matches `\]\((?:[^()\s]|\([^()]*\))*\)` at `close`, returning where it ends.
-fn link_tail(text: &str, close: usize) -> Option<usize> {
+pub(super) fn reference_link_tail(text: &str, close: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     if bytes.get(close + 1) != Some(&b'(') {
         return None;
@@ -480,6 +480,12 @@ impl Collapsed<'_> {
             b'<' if seen && link.is_none() && markup::autolink(text, at).is_none() => {
                 let (end, parts) = markup::tag(text, at)?;
                 Some((end, parts.then_some((' ', Origin { at, end, link }))))
+            }
+            b'[' if seen
+                && link.is_none()
+                && let Some(end) = markup::note_link(text, at) =>
+            {
+                Some((end, None))
             }
             b'[' if seen && self.link_at(at).is_none() => Some((markup::note(text, at)?, None)),
             _ => None,

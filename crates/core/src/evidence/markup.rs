@@ -214,6 +214,23 @@ pub(super) fn note(text: &str, at: usize) -> Option<usize> {
     ok.then_some(at + 1 + usize::from(caret) + len + 1)
 }
 
+/// A note marker written as a link at `at` (a `[`): `[[12]](target)`, or `[12](#anchor)`
+/// pointing into the page's own notes; where it ends.
+pub(super) fn note_link(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (close, own) = match note(text, at + 1) {
+        Some(end) if bytes.get(at + 1) == Some(&b'[') => (end, true),
+        _ => (note(text, at)? - 1, false),
+    };
+    if bytes.get(close) != Some(&b']') || bytes.get(close + 1) != Some(&b'(') {
+        return None;
+    }
+    if !own && bytes.get(close + 2) != Some(&b'#') {
+        return None;
+    }
+    super::key::reference_link_tail(text, close).or_else(|| link_tail(text, close))
+}
+
 /// The tail of a link at `close` (its label's `]`) that the reference's link pattern
 /// does not take: a destination in `<…>`, or one followed by a title (`"…"`, `'…'` or
 /// `(…)`), as CommonMark has them; or `[ref]` / `[]` of a reference-style link. Where

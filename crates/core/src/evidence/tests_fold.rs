@@ -69,6 +69,16 @@ fn note_markers_are_dropped_in_the_second_view() {
     // changed digit.
     accepts(page, "since the Tang dynasty,[3][4] and in Europe");
     refuses(page, "since the Tang dynasty,[3][2] and in Europe");
+    // Markers as converters write them: a linked `[[n]]`, or `[n]` linked to the page's
+    // own notes.
+    accepts(
+        "the Tang dynasty,[[3]](https://en.example/wiki/P#cite_note-3) and in Europe",
+        "the Tang dynasty, and in Europe",
+    );
+    accepts(
+        "the Tang dynasty,[3](#cite_note-3)[^4] and in Europe",
+        "the Tang dynasty, and in Europe",
+    );
     // A digit in brackets that is not a marker (a link label) is still text.
     refuses(
         "see item [12](https://x.example) on the list",
