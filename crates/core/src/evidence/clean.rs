@@ -5,7 +5,8 @@
 //! The page's own characters are kept: its dashes, quotation marks and case.
 
 use super::fold::Nfc;
-use super::key::{Keying, is_escape, is_invisible, is_space, read};
+use super::key::{Keying, is_escape, is_invisible, read};
+use super::markup::is_space;
 
 /// The page's words in `text[start..end]`, as found by `keying`.
 pub(super) fn words(text: &str, start: usize, end: usize, keying: Keying) -> String {

@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
 
 use super::fold::{Nfc, narrow};
-use super::markup;
+use super::markup::{self, is_space, reference_link_tail};
 
 /// Which key a pass computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,16 +156,6 @@ impl Sink for String {
     fn push_ascii(&mut self, b: u8, _origin: Origin) -> bool {
         String::push(self, char::from(b));
         true
-    }
-}
-
-/// Python's `str.isspace()`, which is what both `\s` and `str.split()` use: Unicode
-/// White_Space plus the four ASCII information separators U+001C–U+001F.
-pub(super) fn is_space(c: char) -> bool {
-    if c.is_ascii() {
-        matches!(c, ' ' | '\t'..='\r' | '\x1c'..='\x1f')
-    } else {
-        c.is_whitespace()
     }
 }
 
@@ -411,33 +401,6 @@ impl<'a> Collapsed<'a> {
         }
         self.tail = Some((close, end));
         end
-    }
-}
-
-/// Matches `\]\((?:[^()\s]|\([^()]*\))*\)` at `close`, returning where it ends.
-pub(super) fn reference_link_tail(text: &str, close: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    if bytes.get(close + 1) != Some(&b'(') {
-        return None;
-    }
-    let mut pos = close + 2;
-    loop {
-        let c = text[pos..].chars().next()?;
-        match c {
-            ')' => return Some(pos + 1),
-            '(' => {
-                let inner = bytes[pos + 1..]
-                    .iter()
-                    .position(|&b| b == b'(' || b == b')')?;
-                let at = pos + 1 + inner;
-                if bytes[at] != b')' {
-                    return None;
-                }
-                pos = at + 1;
-            }
-            _ if is_space(c) => return None,
-            _ => pos += c.len_utf8(),
-        }
     }
 }
 

@@ -1,11 +1,9 @@
 //! Markup a reader never sees, as the page keyings read it (issue 20): HTML entities,
 //! link titles, reference-style links, autolinks, blockquote and list markers, and, in
-//! the second view only ([`super::key::Keying::Seen`]), HTML tags and `[n]`/`[^n]` note
+//! the second view only (the `Seen` keying), HTML tags and `[n]`/`[^n]` note
 //! markers. Each function looks at the text from one byte offset and says where the
 //! construct ends; none looks further than a bounded distance, so a page of unclosed
 //! `<` or `&` stays linear.
-
-use super::key::is_space;
 
 /// The longest entity looked for, `&` to `;` (the longest HTML5 name is 31 bytes).
 const MAX_ENTITY: usize = 40;
@@ -228,7 +226,7 @@ pub(super) fn note_link(text: &str, at: usize) -> Option<usize> {
     if !own && bytes.get(close + 2) != Some(&b'#') {
         return None;
     }
-    super::key::reference_link_tail(text, close).or_else(|| link_tail(text, close))
+    reference_link_tail(text, close).or_else(|| link_tail(text, close))
 }
 
 /// The tail of a link at `close` (its label's `]`) that the reference's link pattern
@@ -303,4 +301,41 @@ fn titled_tail(text: &str, mut pos: usize) -> Option<usize> {
         pos = skip_blank(pos + 1 + len + 1);
     }
     (bytes.get(pos) == Some(&b')')).then_some(pos + 1)
+}
+
+/// Python's `str.isspace()`, which is what both `\s` and `str.split()` use: Unicode
+/// White_Space plus the four ASCII information separators U+001C–U+001F.
+pub(super) fn is_space(c: char) -> bool {
+    if c.is_ascii() {
+        matches!(c, ' ' | '\t'..='\r' | '\x1c'..='\x1f')
+    } else {
+        c.is_whitespace()
+    }
+}
+
+/// Matches `\]\((?:[^()\s]|\([^()]*\))*\)` at `close`, returning where it ends.
+pub(super) fn reference_link_tail(text: &str, close: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.get(close + 1) != Some(&b'(') {
+        return None;
+    }
+    let mut pos = close + 2;
+    loop {
+        let c = text[pos..].chars().next()?;
+        match c {
+            ')' => return Some(pos + 1),
+            '(' => {
+                let inner = bytes[pos + 1..]
+                    .iter()
+                    .position(|&b| b == b'(' || b == b')')?;
+                let at = pos + 1 + inner;
+                if bytes[at] != b')' {
+                    return None;
+                }
+                pos = at + 1;
+            }
+            _ if is_space(c) => return None,
+            _ => pos += c.len_utf8(),
+        }
+    }
 }

@@ -217,7 +217,7 @@ impl Passage {
     pub fn hint(&self) -> String {
         let text: String = self
             .text
-            .split(key::is_space)
+            .split(markup::is_space)
             .filter(|w| !w.is_empty())
             .collect::<Vec<_>>()
             .join(" ")
