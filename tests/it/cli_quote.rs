@@ -62,7 +62,8 @@ fn show(sb: &Sandbox, id: &str) -> Value {
     serde_json::from_str(&sb.ok(&["show", id, "--json"])).expect("show --json is JSON")
 }
 
-fn quote_texts(sb: &Sandbox, id: &str) -> Vec<String> {
+/// The stored texts of source `id`'s quotes (also used by `page_words`).
+pub(crate) fn quote_texts(sb: &Sandbox, id: &str) -> Vec<String> {
     let shown = show(sb, id);
     // An unquoted source may leave `quotes` out.
     shown["quotes"]

@@ -4,8 +4,6 @@
 //! page's own words, never a link target or digit the quote alone had; the text as
 //! typed stays in the log beside it.
 
-use serde_json::Value;
-
 use crate::util::Sandbox;
 
 /// A sandbox with `https://a.example/page` as [1] and `page` in `page.md`.
@@ -25,15 +23,7 @@ fn stored(page: &str, quote: &str) -> Vec<String> {
 }
 
 fn texts(sb: &Sandbox) -> Vec<String> {
-    let shown: Value = serde_json::from_str(&sb.ok(&["show", "1", "--json"])).unwrap();
-    // An unquoted source may leave `quotes` out.
-    shown["quotes"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|q| q["text"].as_str().unwrap().to_string())
-        .collect()
+    crate::cli_quote::quote_texts(sb, "1")
 }
 
 #[test]
