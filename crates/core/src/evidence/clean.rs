@@ -28,7 +28,7 @@ pub(super) fn words(text: &str, start: usize, end: usize, keying: Keying) -> Str
                 let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
                 word(before) && word(after)
             }
-            '\\' => !is_escape(after),
+            '\\' => !is_escape(after) && !matches!(after, Some('\n' | '\r')),
             _ if is_space(c) => {
                 space = !out.is_empty();
                 false

@@ -266,6 +266,8 @@ impl State {
         match c {
             '*' | '_' | '`' | '~' => return true,
             '\\' if escapes(next) => return true,
+            // A hard line break (`\` at the end of a line) is the line break.
+            '\\' if page && matches!(next, Some('\n' | '\r')) => return true,
             _ if is_space(c) => {
                 if self.started && self.space.is_none() && !self.tight {
                     self.space = Some(origin);

@@ -82,12 +82,13 @@ pub(super) fn autolink(text: &str, at: usize) -> Option<usize> {
 /// it out.
 const INLINE: &[&str] = &[
     "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins",
-    "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time",
-    "tt", "u", "var", "wbr",
+    "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "time", "tt", "u",
+    "var", "wbr",
 ];
 
 /// Elements that part words. Only known HTML names count as tags, so that `Vec<String>`
-/// or `a <b and c> d` in a page's text stays text.
+/// or `a <b and c> d` in a page's text stays text. `sup` is one: `10<sup>6</sup>` is
+/// not `106`, and a `<sup>[3]</sup>` note marker goes as the marker it holds.
 const BLOCK: &[&str] = &[
     "address",
     "article",
@@ -129,6 +130,7 @@ const BLOCK: &[&str] = &[
     "section",
     "source",
     "summary",
+    "sup",
     "table",
     "tbody",
     "td",

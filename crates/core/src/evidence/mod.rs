@@ -179,6 +179,14 @@ pub fn accept(quote: &str, evidence: &str) -> Result<Accepted, QuoteError> {
         Keying::Page
     };
     let words = clean::words(evidence, found.start, found.end, reading);
+    // The words must lead back to the match, for `audit`. Cleaned text that reads
+    // otherwise when read again (`&amp;amp;` is `&amp;` once decoded, `&` twice) is
+    // stored as the page's own characters there instead.
+    let words = if find(&words, evidence).as_ref() == Some(&found.selector) {
+        words
+    } else {
+        found.selector.exact.clone()
+    };
     Ok(Accepted {
         selector: found.selector,
         words,

@@ -56,6 +56,15 @@ fn tags_are_seen_through_in_a_second_view() {
     );
     // Text that only looks like a tag is still text in the first view.
     accepts("a Vec<String> holds the words", "a Vec<String> holds");
+    // A superscript is not on the line: `10<sup>6</sup>` is not `106`.
+    refuses(
+        "a gain of 10<sup>6</sup> units overall",
+        "a gain of 106 units",
+    );
+    accepts(
+        "the Tang dynasty,<sup>[3]</sup> and in Europe",
+        "the Tang dynasty, and in Europe",
+    );
     // Seeing through a tag never skips a word.
     refuses("the <b>bold</b> claim here", "the claim here");
 }
@@ -178,6 +187,14 @@ fn blockquote_and_list_continuation_markers_are_not_text() {
 }
 
 #[test]
+fn a_hard_line_break_is_a_line_break() {
+    accepts(
+        "the first line\\\nand the second one",
+        "the first line and the second",
+    );
+}
+
+#[test]
 fn nfc_and_chosen_compatibility_folds_but_not_nfkc() {
     // e + combining acute is é.
     accepts("caf\u{65}\u{301} au lait today", "café au lait");
@@ -234,6 +251,16 @@ fn the_page_words_are_the_pages_own_text_cleaned_of_markup() {
         words("the snake_case name is kept", "snake_case name is"),
         "snake_case name is"
     );
+}
+
+#[test]
+fn words_that_would_read_otherwise_are_the_pages_characters() {
+    // Decoded once, `&amp;amp;` is `&amp;`; stored so, it would read as `&`, which is
+    // not where the quote was.
+    let page = "In markup, write &amp;amp; for it.";
+    let got = accept("write &amp;amp; for it", page).unwrap();
+    assert_eq!(got.words, "write &amp;amp; for it");
+    assert_eq!(super::find(&got.words, page), Some(got.selector));
 }
 
 #[test]
