@@ -135,7 +135,7 @@ fn a_paraphrase_is_not_found() {
     refused(
         PAGE,
         "the fast brown fox",
-        &not_found_near(1, "The **quick** brown [fox](https://x.example/fox)"),
+        &not_found_near(1, "The quick brown fox"),
     );
     refused(
         PAGE,
@@ -395,10 +395,7 @@ fn a_snapshot_registered_with_add_is_the_default_evidence() {
         .args(["quote", "1", "--text", "brown cat jumps over"])
         .assert()
         .code(1)
-        .stderr(not_found_near(
-            1,
-            "brown [fox](https://x.example/fox) jumps over",
-        ));
+        .stderr(not_found_near(1, "brown fox jumps over"));
     sb.cite()
         .args(["quote", "1", "--text", "brown fox"])
         .assert()
@@ -791,11 +788,7 @@ fn a_refused_quote_against_a_stored_snapshot_shows_the_closest_passage() {
     let sb = with_snapshot(PAGE);
     assert_eq!(
         run_quote(&sb, &["1", "--text", "the fast brown fox"]),
-        (
-            1,
-            String::new(),
-            not_found_near(1, "The **quick** brown [fox](https://x.example/fox)")
-        )
+        (1, String::new(), not_found_near(1, "The quick brown fox"))
     );
 }
 

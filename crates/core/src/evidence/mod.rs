@@ -219,16 +219,12 @@ pub struct Passage {
 }
 
 impl Passage {
-    /// `closest on the page (line N): "TEXT"`, on one line: whitespace runs are one
-    /// space (matching ignores them) and control characters are U+FFFD, since the text
+    /// `closest on the page (line N): "TEXT"`, on one line, TEXT being the passage's
+    /// words as a reader sees them (as a quote of them would be stored: no markdown, no
+    /// `> ` marker to copy into a quote), and control characters U+FFFD, since the text
     /// is a web page's and goes to a terminal.
     pub fn hint(&self) -> String {
-        let text: String = self
-            .text
-            .split(markup::is_space)
-            .filter(|w| !w.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
+        let text: String = clean::words(&self.text, 0, self.text.len(), Keying::Page)
             .chars()
             .map(|c| {
                 if crate::text::is_terminal_control(c) {
@@ -247,8 +243,10 @@ impl Passage {
 /// the quote's words (and two of them). See `near.rs` for what "closest" means and what
 /// it costs.
 pub fn closest(quote: &str, evidence: &str) -> Option<Passage> {
-    let needle = match_key(quote);
-    let keyed = Keyed::of(evidence, Keying::Typographic);
+    // Read as a page is (links with titles, entities, markers), so that the passage
+    // starts and ends on words a reader sees.
+    let needle = key(quote, Keying::Page);
+    let keyed = Keyed::of(evidence, Keying::Page);
     let (from, to) = near::closest(&needle, &keyed.key)?;
     let (start, end) = keyed.original(evidence, from, to)?;
     // A passage is about as long as the quote; one stretched by a huge link target or

@@ -271,3 +271,17 @@ fn a_link_target_typed_in_the_quote_never_enters_the_page_words() {
     assert_eq!(got, "It was reported on 17 November.");
     assert!(!got.contains("evil") && !got.contains("41"));
 }
+
+/// The closest passage is shown as a reader sees it: copying it puts no stray `>` or
+/// link target into a quote.
+#[test]
+fn the_closest_passage_is_shown_as_the_page_words() {
+    let page = "> The cells store more than conventional\n> [lithium-ion](https://x.example/li \"Li\") cells do.";
+    let hint = super::closest("store more than usual lithium-ion cells", page)
+        .expect("a passage")
+        .hint();
+    assert_eq!(
+        hint,
+        "closest on the page (line 1): \"store more than conventional lithium-ion cells\""
+    );
+}
