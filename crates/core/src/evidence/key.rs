@@ -349,6 +349,8 @@ struct Collapsed<'a> {
     /// At the start of a line, where blockquote markers and bullets are looked for (page
     /// keyings only).
     line_start: bool,
+    /// See [`markup::CommentMemo`].
+    comment: markup::CommentMemo,
     /// The rest of a decoded entity, last character first, and where the entity sits.
     decoded: Vec<char>,
     entity: Origin,
@@ -365,6 +367,7 @@ impl<'a> Collapsed<'a> {
             tail: None,
             line_start: keying.reads_markup()
                 && (pos == 0 || text.as_bytes().get(pos - 1) == Some(&b'\n')),
+            comment: None,
             decoded: Vec::new(),
             entity: Origin {
                 at: 0,
@@ -443,7 +446,7 @@ impl Collapsed<'_> {
                 Some((at + 1, None))
             }
             b'<' if seen && link.is_none() && markup::autolink(text, at).is_none() => {
-                let (end, parts) = markup::tag(text, at)?;
+                let (end, parts) = markup::tag(text, at, &mut self.comment)?;
                 Some((end, parts.then_some((' ', Origin { at, end, link }))))
             }
             b'[' if seen

@@ -60,9 +60,16 @@ pub(super) fn block_marker(text: &str, at: usize) -> Option<usize> {
 pub(super) fn autolink(text: &str, at: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let rest = bytes.get(at + 1..)?;
-    let close = rest.iter().take(MAX_TAG).position(|&b| b == b'>')?;
+    // An autolink holds no space and no `<`: stop there, so a page of `<` stays linear.
+    let close = rest
+        .iter()
+        .take(MAX_TAG)
+        .position(|&b| matches!(b, b'>' | b'<') || b.is_ascii_whitespace())?;
+    if rest[close] != b'>' {
+        return None;
+    }
     let inner = &text[at + 1..at + 1 + close];
-    if inner.is_empty() || inner.contains(['<', '>']) || inner.chars().any(is_space) {
+    if inner.is_empty() || inner.chars().any(is_space) {
         return None;
     }
     let scheme = inner.split_once(':').is_some_and(|(s, _)| {
@@ -161,12 +168,25 @@ const BLOCK: &[&str] = &[
     "math",
 ];
 
+/// Memo of the last search for a comment's end: (searched from, the first `-->` found
+/// there). Every `<!--` before one `-->` shares it, so a page of unclosed comments
+/// stays linear.
+pub(super) type CommentMemo = Option<(usize, Option<usize>)>;
+
 /// An HTML tag or comment at `at` (a `<`): where it ends, and whether it parts words.
-pub(super) fn tag(text: &str, at: usize) -> Option<(usize, bool)> {
+pub(super) fn tag(text: &str, at: usize, memo: &mut CommentMemo) -> Option<(usize, bool)> {
     let bytes = text.as_bytes();
     if text[at..].starts_with("<!--") {
-        let close = text[at + 4..].find("-->")?;
-        return Some((at + 4 + close + 3, false));
+        let from = at + 4;
+        let found = match *memo {
+            Some((searched, found)) if searched <= from && found.is_none_or(|f| f >= from) => found,
+            _ => {
+                let found = text[from..].find("-->").map(|i| from + i);
+                *memo = Some((from, found));
+                found
+            }
+        };
+        return Some((found? + 3, false));
     }
     let mut pos = at + 1;
     if bytes.get(pos) == Some(&b'/') {
@@ -273,14 +293,17 @@ fn titled_tail(text: &str, mut pos: usize) -> Option<usize> {
         }
         pos += len + 2;
     } else {
+        // As the reference pattern: one level of `(…)` in a destination, no deeper, so
+        // a run of `[x](` costs a step each.
         let start = pos;
-        let mut depth = 0usize;
+        let mut open = false;
         while let Some(&b) = bytes.get(pos) {
             match b {
-                b'(' => depth += 1,
-                b')' if depth == 0 => break,
-                b')' => depth -= 1,
-                b' ' | b'\t' | b'\n' | b'\r' => break,
+                b'(' if open => return None,
+                b'(' => open = true,
+                b')' if !open => break,
+                b')' => open = false,
+                b' ' | b'\t' | b'\n' | b'\r' if !open => break,
                 _ => {}
             }
             pos += 1;
