@@ -117,27 +117,45 @@ struct Found {
 /// ones before it find nothing; the page keyings (issue 20) come last so that a quote
 /// found before them is found where it was.
 fn locate(quote: &str, evidence: &str) -> Option<Found> {
-    [
-        Keying::Reference,
-        Keying::Typographic,
-        Keying::Page,
-        Keying::Seen,
-    ]
-    .into_iter()
-    .find_map(|keying| find_by(quote, evidence, keying))
+    KEYINGS
+        .into_iter()
+        .find_map(|keying| find_by(quote, evidence, keying))
+}
+
+/// The keyings [`locate`] tries, in order.
+const KEYINGS: [Keying; 4] = [
+    Keying::Reference,
+    Keying::Typographic,
+    Keying::Page,
+    Keying::Seen,
+];
+
+/// How a quote is keyed to be looked for in `keying`'s key of a page: the second view is
+/// a view of the page, and a quote's markers and tags are its own (a changed note
+/// number is a changed digit).
+fn needle_keying(keying: Keying) -> Keying {
+    if keying == Keying::Seen {
+        Keying::Page
+    } else {
+        keying
+    }
+}
+
+/// Whether `words` are looked for exactly as `quote` was, up to the keying that found
+/// `quote`: then [`find`] finds them where it found it, with no pass over the page.
+fn leads_back(words: &str, quote: &str, found_by: Keying) -> bool {
+    let upto = KEYINGS
+        .iter()
+        .position(|&k| k == found_by)
+        .map_or(0, |i| i + 1);
+    KEYINGS[..upto].iter().all(|&k| {
+        let k = needle_keying(k);
+        key(words, k) == key(quote, k)
+    })
 }
 
 fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Found> {
-    // The second view is a view of the page: a quote's markers and tags are its own, and
-    // a changed note number is a changed digit.
-    let needle = key(
-        quote,
-        if keying == Keying::Seen {
-            Keying::Page
-        } else {
-            keying
-        },
-    );
+    let needle = key(quote, needle_keying(keying));
     if needle.is_empty() {
         return None;
     }
@@ -182,7 +200,9 @@ pub fn accept(quote: &str, evidence: &str) -> Result<Accepted, QuoteError> {
     // The words must lead back to the match, for `audit`. Cleaned text that reads
     // otherwise when read again (`&amp;amp;` is `&amp;` once decoded, `&` twice) is
     // stored as the page's own characters there instead.
-    let words = if find(&words, evidence).as_ref() == Some(&found.selector) {
+    let words = if leads_back(&words, quote, found.keying)
+        || find(&words, evidence).as_ref() == Some(&found.selector)
+    {
         words
     } else {
         found.selector.exact.clone()
