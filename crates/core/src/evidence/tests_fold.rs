@@ -285,3 +285,70 @@ fn the_closest_passage_is_shown_as_the_page_words() {
         "closest on the page (line 1): \"store more than conventional lithium-ion cells\""
     );
 }
+
+/// Constructs as readability-style extractors and HTML-to-markdown converters leave
+/// them, each with a quote as a reader types it.
+#[test]
+fn extracted_page_constructs_as_a_reader_types_them() {
+    let cases = [
+        (
+            "The rate rose to 3.4&nbsp;% on&nbsp;Tuesday, the bank said.",
+            "The rate rose to 3.4 % on Tuesday",
+        ),
+        (
+            "He wrote &ldquo;never again&rdquo; &mdash; and left.",
+            "He wrote \"never again\" - and left.",
+        ),
+        (
+            "a co&shy;operative effort by every&shy;one here",
+            "a cooperative effort by everyone here",
+        ),
+        (
+            "> - The first item is long and\n>   wraps onto the next line here",
+            "The first item is long and wraps onto the next line",
+        ),
+        (
+            "[![logo](l.png)](https://x.example) The company said it grew.",
+            "The company said it grew.",
+        ),
+        (
+            "It was, per [the report](https://x.example/r 'Annual report 2023'), a record year.",
+            "It was, per the report, a record year.",
+        ),
+        (
+            "the team’s 10\u{a0}000 runners finished",
+            "the team's 10 000 runners finished",
+        ),
+        (
+            "Line one<br>line two of the text",
+            "Line one line two of the text",
+        ),
+        (
+            "Line one<br/>line two of the text",
+            "Line one line two of the text",
+        ),
+        (
+            "what <em>it</em> <strong>really</strong> means here",
+            "what it really means here",
+        ),
+        (
+            "in 1990&ndash;2000 the rate doubled",
+            "in 1990-2000 the rate doubled",
+        ),
+        (
+            "see <https://example.com/a?b=1&amp;c=2> for it",
+            "see https://example.com/a?b=1&c=2 for it",
+        ),
+        (
+            "the **bold** claim\\\nand the next line",
+            "the bold claim and the next line",
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (page, quote) in cases {
+        if accept(quote, page).is_err() {
+            bad.push(quote);
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
