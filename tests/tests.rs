@@ -4,6 +4,8 @@
 //! - `cli_register`: add, ingest, reset — output lines, JSON, errors, exit codes
 //! - `cli_read`: list, log, show, epochs, ledger path rules, read-only behaviour
 //! - `cli_quote`: quote — matching rules, evidence input, snapshots and selectors
+//! - `page_words`: issue 20 — quotes as a reader sees an extracted page, and the page's
+//!   own words stored for them
 //! - `cli_render`: render — every style, `--only`, `--cited-in`, `--replace-in`, epochs
 //! - `cli_verify`: verify — stats, errors and warnings in order, markers, JSON, odd input
 //! - `import`: import of sources.py ledgers — ids, quotes, refusals, all-or-nothing
@@ -108,6 +110,8 @@ mod mcp_group;
 mod mcp_http;
 #[path = "it/model.rs"]
 mod model;
+#[path = "it/page_words.rs"]
+mod page_words;
 #[path = "it/postgres.rs"]
 mod postgres;
 #[path = "it/prop_url.rs"]

@@ -220,6 +220,9 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
     ]);
     r.run(&["retract", "3", "--quote", "9", "--reason", "no such quote"]);
     r.run(&["retitle", "7", "Sea ice and brine"]);
+    // The page's words (issue 20): a quote typed otherwise is stored as the page has it,
+    // with a QuoteTyped record beside it.
+    r.run(&["quote", "7", "--text", "BRINE   is pushed out"]);
 
     // Reading.
     r.run(&["list"]);
@@ -407,6 +410,10 @@ pub fn assert_sensible(t: &Transcript) {
     assert!(log.starts_with("#1 "), "{log}");
     assert!(log.contains("added [7] https://sea.example/ice"), "{log}");
     assert!(log.contains("stored page text for [7]"), "{log}");
+    assert!(
+        log.contains("quote 2 of [7] was typed as \"BRINE   is pushed out\""),
+        "{log}"
+    );
     assert!(
         ok("show 1", 0)
             .stdout

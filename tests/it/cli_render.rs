@@ -199,10 +199,10 @@ fn evidence_style_lists_quotes_under_their_entry() {
          [1] https://a.example/x — Alpha report\n\n  \
          > \"ice floats on liquid water\"\n  \
          >\n  \
-         > \"water expands as it freezes\"\n\n\
+         > \"Water expands as it freezes\"\n\n\
          [2] https://b.example/y\n\n\
          [3] https://c.example/z?q=1 — Gamma\n\n  \
-         > \"quoted \"words\" here\"\n"
+         > \"Quoted \"words\" here\"\n"
     );
     // The other styles do not show quotes.
     assert!(!render(&sb, &["--style", "markdown"]).contains('>'));

@@ -32,6 +32,7 @@ const HASH_QUOTE_RETRACTED: &str =
     "548053b7ed18ca43ca9f113b52e6d9ea350b78249d4f848992a2a586a1c7b153";
 const HASH_TITLE_CORRECTED: &str =
     "6fc46ff1dd71aff19e4d9921098fe5c21d1231eda17b20d00792f80553edc942";
+const HASH_QUOTE_TYPED: &str = "04ffef8262a24dd0ddcf636f1ec404a532ab50d57d7bf1e3b2347cca94d25b6a";
 const HASH_SNAPSHOT_STORED: &str =
     "8d876d4c6293224cbf0eab9da78ec9856b83394ae164f40d7c1352e7691f75e4";
 
@@ -566,4 +567,32 @@ fn title_corrected() {
         &[0x05], b"Right",                                        // title
     ]);
     check(record, &bytes, HASH_TITLE_CORRECTED);
+}
+
+/// Index 9 (issue 20): the text a quote was typed as, beside the page's words.
+#[test]
+fn quote_typed() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::SameAs(event::Seq(1)),
+        prev: GENESIS,
+        event: Event::QuoteTyped {
+            epoch: Epoch(1),
+            id: SourceId(3),
+            quote: 2,
+            typed: "a - b".into(),
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x01, 0x01],                                            // Provenance::SameAs(1)
+        &[0x00; 32],                                              // prev: genesis
+        &[0x09],                                                  // Event::QuoteTyped
+        &[0x01],                                                  // epoch 1
+        &[0x03],                                                  // id 3
+        &[0x02],                                                  // quote 2
+        &[0x05], b"a - b",                                        // typed
+    ]);
+    check(record, &bytes, HASH_QUOTE_TYPED);
 }

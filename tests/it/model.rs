@@ -43,6 +43,10 @@ const TITLES: &[&str] = &["A page", "  Padded title  ", "", "   ", "Ünïcödé"
 const PAGE: &str = "Ice is about *nine percent* less dense than liquid water, so it floats \
                     with a tenth of its volume above the [surface](https://x.example/s).";
 
+/// PAGE as a reader sees it.
+const READ: &str = "Ice is about nine percent less dense than liquid water, so it floats with a \
+                    tenth of its volume above the surface.";
+
 #[derive(Clone, Debug)]
 enum Op {
     Add(Vec<usize>),
@@ -81,33 +85,43 @@ impl Model {
         }
     }
 
-    /// The quote text of a Quote op and the id it targets (0 when the epoch is empty).
-    fn quote_target(&self, slot: usize, start: usize, len: usize, upper: bool) -> (u64, String) {
-        // Cut from the page as a reader sees it: markup gone, case folded.
-        let key = cite_core::evidence::match_key(PAGE);
-        let words: Vec<&str> = key.split(' ').collect();
+    /// The quote text of a Quote op, the page's words for it, and the id it targets (0
+    /// when the epoch is empty).
+    fn quote_target(
+        &self,
+        slot: usize,
+        start: usize,
+        len: usize,
+        upper: bool,
+    ) -> (u64, String, String) {
+        // Cut from the page as a reader sees it, upper-cased or not.
+        let words: Vec<&str> = READ.split(' ').collect();
         let start = start.min(words.len() - 1);
         let end = (start + len).min(words.len());
-        let mut text = words[start..end].join(" ");
-        if upper {
-            text = text.to_uppercase();
-        }
+        let page_words = words[start..end].join(" ");
+        let text = if upper {
+            page_words.to_uppercase()
+        } else {
+            page_words.clone()
+        };
         let n = self.epochs.last().expect("an epoch").len();
         let id = if n == 0 { 0 } else { (slot % n) as u64 + 1 };
-        (id, text)
+        (id, text, page_words)
     }
 
-    /// Applies a quote that the ledger accepted; returns the source's quote count.
-    fn quote(&mut self, id: u64, text: &str) -> u64 {
+    /// Applies a quote typed as `text` that the ledger accepted: the page's `words` are
+    /// stored, and the typed text beside them when it differs (issue 20). Returns the
+    /// source's quote count.
+    fn quote(&mut self, id: u64, text: &str, words: &str) -> u64 {
         let epoch = self.epochs.len() as u64;
         let list = self.quotes.entry((epoch, id)).or_default();
-        let key = cite_core::evidence::match_key(text);
+        let key = cite_core::evidence::match_key(words);
         if !list
             .iter()
             .any(|q| cite_core::evidence::match_key(q) == key)
         {
-            list.push(text.to_string());
-            self.events += 1;
+            list.push(words.to_string());
+            self.events += 1 + usize::from(text != words);
         }
         list.len() as u64
     }
@@ -218,7 +232,7 @@ fn run_at(at: Location, ops: &[Op]) -> Result<(), TestCaseError> {
                 prop_assert_eq!(got, Epoch(model.reset()));
             }
             Op::Quote(slot, start, len, upper) => {
-                let (id, text) = model.quote_target(*slot, *start, *len, *upper);
+                let (id, text, words) = model.quote_target(*slot, *start, *len, *upper);
                 let got = ledger.quote(&ctx, id.max(1), &text, Some(PAGE));
                 match got {
                     _ if cite_core::evidence::quote_words(&text) < 3 => prop_assert!(
@@ -237,7 +251,7 @@ fn run_at(at: Location, ops: &[Op]) -> Result<(), TestCaseError> {
                         "{:?}",
                         got
                     ),
-                    Ok(a) => prop_assert_eq!(a.quotes, model.quote(id, &text)),
+                    Ok(a) => prop_assert_eq!(a.quotes, model.quote(id, &text, &words)),
                     Err(e) => prop_assert!(false, "quote {:?} refused: {}", text, e),
                 }
             }
@@ -402,6 +416,10 @@ fn check_replay(at: &Location, model: &Model) -> Result<(), TestCaseError> {
             }
             Event::QuoteRetracted { .. } | Event::TitleCorrected { .. } => {
                 prop_assert!(false, "no op corrects")
+            }
+            // Upper-cased quotes: what the page has is in the QuoteAttached record.
+            Event::QuoteTyped { typed, .. } => {
+                prop_assert_eq!(typed.to_uppercase(), typed);
             }
         }
         prev = hash;

@@ -197,6 +197,15 @@ pub enum EventView {
         id: u64,
         title: String,
     },
+    /// The text a quote was typed as, where it differs from the page's words stored for
+    /// it (issue 20).
+    QuoteTyped {
+        epoch: u64,
+        id: u64,
+        /// The quote's number, as `show` numbers them.
+        quote: u64,
+        typed: String,
+    },
 }
 
 /// A source with its history, for `show`.

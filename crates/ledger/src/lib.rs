@@ -611,8 +611,11 @@ impl Ledger {
 
     /// Attaches `text` to source `id` after checking that it appears verbatim in
     /// `evidence` (the fetched page text), which is stored as a snapshot. With no
-    /// evidence, the source's latest `add --snapshot` text is used. The same quote twice
-    /// is stored once.
+    /// evidence, the source's latest `add --snapshot` text is used. What is stored is
+    /// the page's words for the match (issue 20), so a link target or a character only
+    /// the quote had never becomes evidence; where `text` differs from them, a
+    /// `QuoteTyped` record keeps it beside them in the log. The same words twice are
+    /// stored once.
     pub fn quote(
         &self,
         ctx: &Context,
@@ -642,15 +645,15 @@ impl Ledger {
                 sid = SourceId(of);
                 row = w.source(epoch, sid)?.ok_or(Error::UnknownSource(of))?;
             }
-            let (selector, snapshot, page_also_stored_for) = match (checked.clone(), evidence) {
-                (Some(sel), Some(page)) => {
+            let (accepted, snapshot, page_also_stored_for) = match (checked.clone(), evidence) {
+                (Some(accepted), Some(page)) => {
                     let (hash, stored_before) = w.put_snapshot(page)?;
                     let shared = if stored_before {
                         page_holders(w, epoch, &hash, sid)?
                     } else {
                         Vec::new()
                     };
-                    (sel, hash, shared)
+                    (accepted, hash, shared)
                 }
                 // The source's own page, stored with `add --snapshot`: nothing to note.
                 _ => {
@@ -662,13 +665,7 @@ impl Ledger {
                     (check_quote(text, &page)?, hash, Vec::new())
                 }
             };
-            let key = evidence::match_key(text);
-            let existing = w.quotes(epoch, sid)?;
-            let stored = text_quote(selector.clone());
-            if let Some(q) = existing
-                .iter()
-                .find(|q| evidence::match_key(&q.text) == key)
-            {
+            if let Some(q) = stored_already(w, epoch, sid, &accepted.words)? {
                 return Ok(Attached {
                     id,
                     quotes: row.quotes,
@@ -678,14 +675,24 @@ impl Ledger {
                     page_also_stored_for,
                 });
             }
+            let number = w.numbered_quotes(epoch, sid)?.iter().map(|q| q.n).max();
             w.append(Event::QuoteAttached(QuoteAttached {
                 epoch,
                 id: sid,
-                text: text.to_string(),
+                text: accepted.words.clone(),
                 snapshot,
-                selector: stored,
+                selector: text_quote(accepted.selector.clone()),
                 added: ctx.today(),
             }))?;
+            if accepted.words != text {
+                w.append(Event::QuoteTyped {
+                    epoch,
+                    id: sid,
+                    quote: number.unwrap_or(0) + 1,
+                    typed: text.to_string(),
+                })?;
+            }
+            let selector = accepted.selector;
             Ok::<_, Error>(Attached {
                 id,
                 quotes: row.quotes + 1,
@@ -794,10 +801,23 @@ fn second_line(closest: &Option<evidence::Passage>) -> String {
         .unwrap_or_default()
 }
 
-/// [`evidence::check`], with the closest passage on the page when the quote is not on
+/// The quote of source `sid` that holds the same words as `words`, if one does.
+fn stored_already(
+    w: &Writer<'_>,
+    epoch: Epoch,
+    sid: SourceId,
+    words: &str,
+) -> Result<Option<QuoteRow>> {
+    let key = evidence::match_key(words);
+    Ok(w.quotes(epoch, sid)?
+        .into_iter()
+        .find(|q| evidence::match_key(&q.text) == key))
+}
+
+/// [`evidence::accept`], with the closest passage on the page when the quote is not on
 /// it, so the writer can copy the exact words.
-fn check_quote(text: &str, page: &str) -> Result<evidence::Selector> {
-    evidence::check(text, page).map_err(|e| match e {
+fn check_quote(text: &str, page: &str) -> Result<evidence::Accepted> {
+    evidence::accept(text, page).map_err(|e| match e {
         evidence::QuoteError::NotFound => Error::NotVerbatim {
             closest: evidence::closest(text, page),
         },

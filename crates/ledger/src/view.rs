@@ -232,6 +232,17 @@ fn event_view(event: &Event) -> EventView {
                 id: id.0,
                 title: title.clone(),
             },
+            Event::QuoteTyped {
+                epoch,
+                id,
+                quote,
+                typed,
+            } => EventView::QuoteTyped {
+                epoch: epoch.0,
+                id: id.0,
+                quote: *quote,
+                typed: typed.clone(),
+            },
         }
     }
 }

@@ -118,6 +118,17 @@ pub enum Event {
         id: SourceId,
         title: String,
     },
+    /// Index 9: the text quote `quote` of a source (its number, as `show` numbers the
+    /// quotes) was typed as, where it differs from the page's words its
+    /// [`Event::QuoteAttached`] record stores (issue 20): that record, just before this
+    /// one in the same transaction, holds what the page says, this one what the caller
+    /// gave. It changes no row; the log keeps it.
+    QuoteTyped {
+        epoch: Epoch,
+        id: SourceId,
+        quote: u64,
+        typed: String,
+    },
 }
 
 impl Event {
@@ -131,7 +142,8 @@ impl Event {
             | Event::Imported { epoch, .. }
             | Event::QuoteImported { epoch, .. }
             | Event::QuoteRetracted { epoch, .. }
-            | Event::TitleCorrected { epoch, .. } => *epoch,
+            | Event::TitleCorrected { epoch, .. }
+            | Event::QuoteTyped { epoch, .. } => *epoch,
             Event::Reset { new_epoch } => *new_epoch,
         }
     }
@@ -156,7 +168,9 @@ pub struct TextQuote {
 pub struct QuoteAttached {
     pub epoch: Epoch,
     pub id: SourceId,
-    /// The quote as the caller gave it (trimmed).
+    /// The page's words for the match (issue 20; before it, the quote as the caller
+    /// gave it, trimmed). Where the caller's text differs, an [`Event::QuoteTyped`]
+    /// record follows with it.
     pub text: String,
     /// blake3 of the page text the quote was checked against, a key of `snapshots`.
     pub snapshot: Hash,

@@ -94,6 +94,8 @@ pub fn apply(views: &mut dyn TablesMut, seq: Seq, event: &Event) -> Result<(), S
         }
         // A marker for the reader of the log; the records after it do the work.
         Event::Imported { .. } => {}
+        // What the caller typed, for the reader of the log: the row holds the page's words.
+        Event::QuoteTyped { .. } => {}
         Event::SnapshotStored {
             epoch,
             id,

@@ -18,7 +18,10 @@
 
 use std::borrow::Cow;
 
-use icu_casemap::CaseMapper;
+use icu_casemap::{CaseMapper, CaseMapperBorrowed};
+
+use super::fold::{Nfc, narrow};
+use super::markup::{self, is_space, reference_link_tail};
 
 /// Which key a pass computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +36,24 @@ pub(super) enum Keying {
     /// Each is folded where the reference keeps a character, so a key the reference finds
     /// in a text, this one finds in its fold too.
     Typographic,
+    /// The typographic key, plus what else changes no letter or digit a reader sees
+    /// (issue 20): HTML entities decoded; links with titles, `<…>` destinations,
+    /// reference-style links, images and autolinks read as their label; blockquote
+    /// markers and list bullets at the start of a line dropped; straight quotes folded
+    /// with the curly ones, and whitespace next to a dash or quotation mark ignored; NFC,
+    /// full-width ASCII and the `ĳ` ligature (see `fold.rs`).
+    Page,
+    /// The second view of a page: the page keying with HTML tags seen through and
+    /// `[n]`/`[^n]` note markers dropped. Tried last, as a tag-looking piece of text or a
+    /// bracketed number is text a reader can see.
+    Seen,
+}
+
+impl Keying {
+    /// Whether this keying reads the markup of `markup.rs` and folds as `fold.rs` does.
+    pub fn reads_markup(self) -> bool {
+        matches!(self, Keying::Page | Keying::Seen)
+    }
 }
 
 /// What [`Keying::Typographic`] makes of a character the reference key would keep.
@@ -63,11 +84,31 @@ fn fold(c: char) -> Option<Fold> {
     })
 }
 
+/// [`fold`] as the page keyings have it: straight quotes are quotation marks too (so
+/// that space beside them is ignored), full-width ASCII is ASCII, `ĳ` is `ij`.
+fn page_fold(c: char) -> Option<Fold> {
+    match c {
+        '\'' => Some(Fold::To("'")),
+        '"' => Some(Fold::To("\"")),
+        '\u{132}' | '\u{133}' => Some(Fold::To("ij")),
+        '\u{FE58}' | '\u{FE63}' => Some(Fold::Dash),
+        _ => fold(c),
+    }
+}
+
+/// Whether the fold is one of those next to which whitespace is ignored.
+fn is_tight(fold: Option<Fold>) -> bool {
+    matches!(fold, Some(Fold::Dash | Fold::To("'" | "\"")))
+}
+
 /// Where a piece of the key comes from in the original text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Origin {
     /// Byte offset of the character that produced the piece.
     pub at: usize,
+    /// Just past it: past a whole entity, or a whole combining sequence, where one of
+    /// those produced it.
+    pub end: usize,
     /// The whole `[label](target)` (byte range) when that character is in a label.
     pub link: Option<Link>,
 }
@@ -118,16 +159,6 @@ impl Sink for String {
     }
 }
 
-/// Python's `str.isspace()`, which is what both `\s` and `str.split()` use: Unicode
-/// White_Space plus the four ASCII information separators U+001C–U+001F.
-pub(super) fn is_space(c: char) -> bool {
-    if c.is_ascii() {
-        matches!(c, ' ' | '\t'..='\r' | '\x1c'..='\x1f')
-    } else {
-        c.is_whitespace()
-    }
-}
-
 /// Python's `\w` for `str` patterns: `_` or `str.isalnum()`. Rust's `is_alphanumeric`
 /// is the closest std offers; it differs only on characters that are Alphabetic without
 /// being letters (mostly combining marks, e.g. U+0345, Devanagari vowel signs), which
@@ -168,44 +199,106 @@ pub(super) fn folds_to_string(c: char) -> bool {
 
 /// Runs the normalization over `text` from `from`, feeding `sink` the key `keying` names.
 pub(super) fn normalize<S: Sink>(text: &str, from: Resume, keying: Keying, sink: &mut S) {
-    let folder = CaseMapper::new();
-    let mut chars = Collapsed::new(text, from.at);
+    let mut chars = Collapsed::new(text, from.at, keying);
+    let mut state = State::new(keying, from.key_len > 0);
+    let nfc = keying.reads_markup().then(Nfc::new);
     let mut next = chars.next();
-    // The first whitespace character of a pending run, once something precedes it.
-    let mut space: Option<Origin> = None;
-    let mut started = from.key_len > 0;
-    // The last key character was a folded dash (typographic key only).
-    let mut dash = false;
-    let mut buf = [0u8; 4];
     while let Some((c, origin)) = next {
         next = chars.next();
-        match c {
-            '*' | '_' | '`' | '~' => continue,
-            '\\' if escapes(next.map(|(n, _)| n)) => continue,
-            _ if is_space(c) => {
-                if started && space.is_none() {
-                    space = Some(origin);
+        let go_on = match &nfc {
+            // A character and the marks that join it are one NFC unit, folded as one.
+            Some(nfc) if next.is_some_and(|(n, _)| nfc.joins(n)) => {
+                let mut unit = String::from(c);
+                let mut end = origin.end;
+                while let Some((n, o)) = next
+                    && nfc.joins(n)
+                {
+                    unit.push(n);
+                    end = o.end;
+                    next = chars.next();
                 }
-                continue;
+                let origin = Origin { end, ..origin };
+                let after = next.map(|(n, _)| n);
+                nfc.compose(&unit)
+                    .chars()
+                    .all(|c| state.push(c, origin, after, sink))
+            }
+            _ => state.push(c, origin, next.map(|(n, _)| n), sink),
+        };
+        if !go_on {
+            return;
+        }
+    }
+}
+
+/// What a pass remembers between characters.
+struct State {
+    keying: Keying,
+    folder: CaseMapperBorrowed<'static>,
+    /// The first whitespace character of a pending run, once something precedes it.
+    space: Option<Origin>,
+    /// Something is in the key.
+    started: bool,
+    /// The last key character was a folded dash (typographic keys only).
+    dash: bool,
+    /// The last key character was a dash or a quotation mark: whitespace after it is
+    /// ignored (page keyings only).
+    tight: bool,
+}
+
+impl State {
+    fn new(keying: Keying, started: bool) -> Self {
+        State {
+            keying,
+            folder: CaseMapper::new(),
+            space: None,
+            started,
+            dash: false,
+            tight: false,
+        }
+    }
+
+    /// Adds `c` (from `origin`, followed by `next`) to the key; `false` when the sink
+    /// wants no more.
+    fn push<S: Sink>(&mut self, c: char, origin: Origin, next: Option<char>, sink: &mut S) -> bool {
+        let page = self.keying.reads_markup();
+        let c = if page { narrow(c) } else { c };
+        match c {
+            '*' | '_' | '`' | '~' => return true,
+            '\\' if escapes(next) => return true,
+            // A hard line break (`\` at the end of a line) is the line break.
+            '\\' if page && matches!(next, Some('\n' | '\r')) => return true,
+            _ if is_space(c) => {
+                if self.started && self.space.is_none() && !self.tight {
+                    self.space = Some(origin);
+                }
+                return true;
             }
             _ => {}
         }
-        let folded = match keying {
+        let folded = match self.keying {
             Keying::Reference => None,
             Keying::Typographic => fold(c),
+            Keying::Page | Keying::Seen => page_fold(c),
         };
+        let tight = page && is_tight(folded);
+        if tight {
+            self.space = None;
+        }
         match folded {
-            Some(Fold::Drop) => continue,
-            Some(Fold::Dash) if dash && space.is_none() => continue,
+            Some(Fold::Drop) => return true,
+            Some(Fold::Dash) if self.dash && self.space.is_none() => return true,
             _ => {}
         }
-        if let Some(origin) = space.take()
+        if let Some(origin) = self.space.take()
             && !sink.push_ascii(b' ', origin)
         {
-            return;
+            return false;
         }
-        started = true;
-        dash = folded == Some(Fold::Dash);
+        self.started = true;
+        self.dash = folded == Some(Fold::Dash);
+        self.tight = tight;
+        let mut buf = [0u8; 4];
         let go_on = match folded {
             Some(Fold::To(plain)) => sink.push(plain, origin),
             // (A dropped character never gets here.)
@@ -213,21 +306,22 @@ pub(super) fn normalize<S: Sink>(text: &str, from: Resume, keying: Keying, sink:
             None if c.is_ascii() => sink.push_ascii((c as u8).to_ascii_lowercase(), origin),
             // Full case folding, as `str.casefold()`: ß → ss, ﬁ → fi. It is context-free,
             // so folding character by character equals folding the string.
-            None if folds_to_string(c) => match folder.fold_string(c.encode_utf8(&mut buf)) {
+            None if folds_to_string(c) => match self.folder.fold_string(c.encode_utf8(&mut buf)) {
                 Cow::Borrowed(s) => sink.push(s, origin),
                 Cow::Owned(s) => sink.push(&s, origin),
             },
             // Everywhere else full folding is simple folding (ς → σ), a table lookup with
             // no allocation; `simple_fold_agrees_outside_the_expanding_ranges` checks it.
-            None => sink.push(folder.simple_fold(c).encode_utf8(&mut buf), origin),
+            None => sink.push(self.folder.simple_fold(c).encode_utf8(&mut buf), origin),
         };
-        if !go_on {
-            return;
+        // After a dash or a quotation mark, a restart would not know what came before;
+        // after one of several characters an entity or an NFC unit yields, a restart
+        // would skip the others.
+        let whole = origin.end - origin.at == c.len_utf8();
+        if go_on && origin.link.is_none() && !self.dash && !self.tight && whole {
+            sink.resume_point(origin.end);
         }
-        // After a dash, a restart would not know that a dash came before.
-        if origin.link.is_none() && !dash {
-            sink.resume_point(origin.at + c.len_utf8());
-        }
+        go_on
     }
 }
 
@@ -243,23 +337,43 @@ pub(super) fn normalize<S: Sink>(text: &str, from: Resume, keying: Keying, sink:
 struct Collapsed<'a> {
     text: &'a str,
     pos: usize,
-    /// While inside a label: where it ends (its `]`), and the whole link.
+    keying: Keying,
+    /// While inside a label: where it ends (its `]`, or an autolink's `>`), and the whole
+    /// link.
     label: Option<(usize, Link)>,
     /// Memo of the last search for a `]`: (searched from, first `]` found there). Every
     /// `[` before one `]` shares it, so a page of unclosed `[` stays linear.
     close: Option<(usize, Option<usize>)>,
     /// Memo of the last link tail checked: (its `]`, the end of the link if it is one).
     tail: Option<(usize, Option<usize>)>,
+    /// At the start of a line, where blockquote markers and bullets are looked for (page
+    /// keyings only).
+    line_start: bool,
+    /// See [`markup::CommentMemo`].
+    comment: markup::CommentMemo,
+    /// The rest of a decoded entity, last character first, and where the entity sits.
+    decoded: Vec<char>,
+    entity: Origin,
 }
 
 impl<'a> Collapsed<'a> {
-    fn new(text: &'a str, pos: usize) -> Self {
+    fn new(text: &'a str, pos: usize, keying: Keying) -> Self {
         Collapsed {
             text,
             pos,
+            keying,
             label: None,
             close: None,
             tail: None,
+            line_start: keying.reads_markup()
+                && (pos == 0 || text.as_bytes().get(pos - 1) == Some(&b'\n')),
+            comment: None,
+            decoded: Vec::new(),
+            entity: Origin {
+                at: 0,
+                end: 0,
+                link: None,
+            },
         }
     }
 
@@ -286,35 +400,63 @@ impl<'a> Collapsed<'a> {
         {
             return end;
         }
-        let end = link_tail(self.text, close);
+        let mut end = reference_link_tail(self.text, close);
+        if end.is_none() && self.keying.reads_markup() {
+            end = markup::link_tail(self.text, close);
+        }
         self.tail = Some((close, end));
         end
     }
 }
 
-/// Matches `\]\((?:[^()\s]|\([^()]*\))*\)` at `close`, returning where it ends.
-fn link_tail(text: &str, close: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    if bytes.get(close + 1) != Some(&b'(') {
-        return None;
+impl Collapsed<'_> {
+    /// The end of a link starting at `at` (a `[`), if one does.
+    fn link_at(&mut self, at: usize) -> Option<usize> {
+        if self.label.is_some() {
+            return None;
+        }
+        let close = self.close_from(at + 1)?;
+        let end = self.tail_at(close)?;
+        // `[3][4]` is two note markers, not a reference-style link.
+        if self.keying.reads_markup()
+            && markup::note(self.text, at).is_some()
+            && self.text.as_bytes().get(close + 1) != Some(&b'(')
+        {
+            return None;
+        }
+        Some(end)
     }
-    let mut pos = close + 2;
-    loop {
-        let c = text[pos..].chars().next()?;
-        match c {
-            ')' => return Some(pos + 1),
-            '(' => {
-                let inner = bytes[pos + 1..]
-                    .iter()
-                    .position(|&b| b == b'(' || b == b')')?;
-                let at = pos + 1 + inner;
-                if bytes[at] != b')' {
-                    return None;
-                }
-                pos = at + 1;
+
+    /// Markup of the page keyings at `at` that yields nothing, or a single space: where
+    /// it ends, and the space with its origin if it parts words.
+    fn skip_markup(&mut self, at: usize, b: u8) -> Option<(usize, Option<(char, Origin)>)> {
+        let text = self.text;
+        let link = self.label.map(|(_, link)| link);
+        if self.line_start
+            && link.is_none()
+            && let Some(end) = markup::block_marker(text, at)
+        {
+            return Some((end, None));
+        }
+        let seen = self.keying == Keying::Seen;
+        match b {
+            b'!' if text.as_bytes().get(at + 1) == Some(&b'[')
+                && self.link_at(at + 1).is_some() =>
+            {
+                Some((at + 1, None))
             }
-            _ if is_space(c) => return None,
-            _ => pos += c.len_utf8(),
+            b'<' if seen && link.is_none() && markup::autolink(text, at).is_none() => {
+                let (end, parts) = markup::tag(text, at, &mut self.comment)?;
+                Some((end, parts.then_some((' ', Origin { at, end, link }))))
+            }
+            b'[' if seen
+                && link.is_none()
+                && let Some(end) = markup::note_link(text, at) =>
+            {
+                Some((end, None))
+            }
+            b'[' if seen && self.link_at(at).is_none() => Some((markup::note(text, at)?, None)),
+            _ => None,
         }
     }
 }
@@ -323,6 +465,9 @@ impl Iterator for Collapsed<'_> {
     type Item = (char, Origin);
 
     fn next(&mut self) -> Option<(char, Origin)> {
+        if let Some(c) = self.decoded.pop() {
+            return Some((c, self.entity));
+        }
         loop {
             if let Some((label_end, link)) = self.label
                 && self.pos == label_end
@@ -332,15 +477,51 @@ impl Iterator for Collapsed<'_> {
             }
             let at = self.pos;
             let b = *self.text.as_bytes().get(at)?;
+            if self.keying.reads_markup() {
+                if let Some((end, yielded)) = self.skip_markup(at, b) {
+                    self.pos = end;
+                    if yielded.is_some() {
+                        self.line_start = false;
+                        return yielded;
+                    }
+                    continue;
+                }
+                self.line_start = false;
+                let link = self.label.map(|(_, link)| link);
+                if b == b'&'
+                    && let Some((end, decoded)) = markup::entity(self.text, at)
+                {
+                    self.pos = end;
+                    self.entity = Origin { at, end, link };
+                    self.decoded = decoded.chars().rev().collect();
+                    if let Some(c) = self.decoded.pop() {
+                        return Some((c, self.entity));
+                    }
+                    continue;
+                }
+                if b == b'<'
+                    && link.is_none()
+                    && let Some(close) = markup::autolink(self.text, at)
+                {
+                    self.label = Some((
+                        close,
+                        Link {
+                            start: at,
+                            end: close + 1,
+                        },
+                    ));
+                    self.pos = at + 1;
+                    continue;
+                }
+            }
             let c = if b.is_ascii() {
                 char::from(b)
             } else {
                 self.text[at..].chars().next()?
             };
             if c == '['
-                && self.label.is_none()
+                && let Some(end) = self.link_at(at)
                 && let Some(close) = self.close_from(at + 1)
-                && let Some(end) = self.tail_at(close)
             {
                 // Yield the label's characters (none if it is empty), then skip the tail.
                 self.label = Some((close, Link { start: at, end }));
@@ -348,8 +529,31 @@ impl Iterator for Collapsed<'_> {
                 continue;
             }
             self.pos = at + c.len_utf8();
+            self.line_start = c == '\n' && self.keying.reads_markup();
             let link = self.label.map(|(_, link)| link);
-            return Some((c, Origin { at, link }));
+            let end = self.pos;
+            return Some((c, Origin { at, end, link }));
         }
     }
+}
+
+/// The characters of `text` from byte `from` as `keying` reads them: links as their
+/// label, and in the page keyings entities decoded and markup skipped (a tag that parts
+/// words as one space). Nothing is folded.
+pub(super) fn read(
+    text: &str,
+    from: usize,
+    keying: Keying,
+) -> impl Iterator<Item = (char, Origin)> {
+    Collapsed::new(text, from, keying)
+}
+
+/// Whether `c` shows nothing (a soft hyphen, a zero-width character).
+pub(super) fn is_invisible(c: char) -> bool {
+    fold(c) == Some(Fold::Drop)
+}
+
+/// Whether a backslash before `next` is a markdown escape.
+pub(super) fn is_escape(next: Option<char>) -> bool {
+    escapes(next)
 }

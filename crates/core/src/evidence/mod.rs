@@ -10,11 +10,20 @@
 //! the match as a W3C TextQuoteSelector over the original evidence text, so a stored
 //! quote can be located and re-checked in its snapshot.
 
+mod clean;
+mod fold;
 mod key;
+mod markup;
 mod near;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_fold;
+
+#[cfg(test)]
+mod realpages;
 
 use key::{Keying, Origin, Resume, Sink};
 
@@ -92,19 +101,116 @@ fn key(text: &str, keying: Keying) -> String {
 /// typographic variant of it comes earlier on the page; and a quote typed with the page's
 /// own characters lands on them.
 pub fn find(quote: &str, evidence: &str) -> Option<Selector> {
-    find_by(quote, evidence, Keying::Reference)
-        .or_else(|| find_by(quote, evidence, Keying::Typographic))
+    locate(quote, evidence).map(|found| found.selector)
 }
 
-fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Selector> {
-    let needle = key(quote, keying);
+/// Where a quote sits, and in which view of the page it was found.
+struct Found {
+    selector: Selector,
+    keying: Keying,
+    /// Byte offsets of the selector in the evidence.
+    start: usize,
+    end: usize,
+}
+
+/// [`find`], with the keying that found the quote. Each keying is tried only when the
+/// ones before it find nothing; the page keyings (issue 20) come last so that a quote
+/// found before them is found where it was.
+fn locate(quote: &str, evidence: &str) -> Option<Found> {
+    KEYINGS
+        .into_iter()
+        .find_map(|keying| find_by(quote, evidence, keying))
+}
+
+/// The keyings [`locate`] tries, in order.
+const KEYINGS: [Keying; 4] = [
+    Keying::Reference,
+    Keying::Typographic,
+    Keying::Page,
+    Keying::Seen,
+];
+
+/// How a quote is keyed to be looked for in `keying`'s key of a page: the second view is
+/// a view of the page, and a quote's markers and tags are its own (a changed note
+/// number is a changed digit).
+fn needle_keying(keying: Keying) -> Keying {
+    if keying == Keying::Seen {
+        Keying::Page
+    } else {
+        keying
+    }
+}
+
+/// Whether `words` are looked for exactly as `quote` was, up to the keying that found
+/// `quote`: then [`find`] finds them where it found it, with no pass over the page.
+fn leads_back(words: &str, quote: &str, found_by: Keying) -> bool {
+    let upto = KEYINGS
+        .iter()
+        .position(|&k| k == found_by)
+        .map_or(0, |i| i + 1);
+    KEYINGS[..upto].iter().all(|&k| {
+        let k = needle_keying(k);
+        key(words, k) == key(quote, k)
+    })
+}
+
+fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Found> {
+    let needle = key(quote, needle_keying(keying));
     if needle.is_empty() {
         return None;
     }
     let keyed = Keyed::of(evidence, keying);
     let at = keyed.key.find(&needle)?;
     let (start, end) = keyed.original(evidence, at, at + needle.len())?;
-    Some(selector(evidence, start, end))
+    Some(Found {
+        selector: selector(evidence, start, end),
+        keying,
+        start,
+        end,
+    })
+}
+
+/// An accepted quote: where it sits, and the page's own words there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accepted {
+    pub selector: Selector,
+    /// The evidence text of the match as a reader sees it: links as their label,
+    /// entities decoded, markup, note markers (when the quote was found only without
+    /// them) and characters that show nothing removed, whitespace runs as one space.
+    /// What the quote's own text had beyond that (a link target, a typed dash) is not
+    /// in it.
+    pub words: String,
+}
+
+/// [`check`], with the page's words for the match.
+pub fn accept(quote: &str, evidence: &str) -> Result<Accepted, QuoteError> {
+    let quote = quote.trim();
+    if quote_words(quote) < 3 {
+        return Err(QuoteError::TooShort);
+    }
+    let found = locate(quote, evidence).ok_or(QuoteError::NotFound)?;
+    // Read as a page is, whichever view found it: a quote copied with the page's
+    // blockquote marker or entity still stores what a reader sees.
+    let reading = if found.keying == Keying::Seen {
+        Keying::Seen
+    } else {
+        Keying::Page
+    };
+    let words = clean::words(evidence, found.start, found.end, reading);
+    // The words must lead back to the match, for `audit`. Cleaned text that reads
+    // otherwise when read again (`&amp;amp;` is `&amp;` once decoded, `&` twice) is
+    // stored as the page's own characters there instead.
+    let words = if leads_back(&words, quote, found.keying)
+        || find(&words, evidence).as_ref() == Some(&found.selector)
+    {
+        words
+    } else {
+        found.selector.exact.clone()
+    };
+    Ok(Accepted {
+        selector: found.selector,
+        words,
+    })
 }
 
 /// Words of `quote` as the quote check counts them ([`crate::text::word_count`]) once
@@ -116,11 +222,7 @@ pub fn quote_words(quote: &str) -> usize {
 /// Checks a quote against the evidence as the `quote` command does: trimmed, at least 3
 /// words ([`quote_words`]), and verbatim by [`match_key`].
 pub fn check(quote: &str, evidence: &str) -> Result<Selector, QuoteError> {
-    let quote = quote.trim();
-    if quote_words(quote) < 3 {
-        return Err(QuoteError::TooShort);
-    }
-    find(quote, evidence).ok_or(QuoteError::NotFound)
+    accept(quote, evidence).map(|accepted| accepted.selector)
 }
 
 /// A passage of the evidence text: what a refused quote comes closest to.
@@ -137,16 +239,12 @@ pub struct Passage {
 }
 
 impl Passage {
-    /// `closest on the page (line N): "TEXT"`, on one line: whitespace runs are one
-    /// space (matching ignores them) and control characters are U+FFFD, since the text
+    /// `closest on the page (line N): "TEXT"`, on one line, TEXT being the passage's
+    /// words as a reader sees them (as a quote of them would be stored: no markdown, no
+    /// `> ` marker to copy into a quote), and control characters U+FFFD, since the text
     /// is a web page's and goes to a terminal.
     pub fn hint(&self) -> String {
-        let text: String = self
-            .text
-            .split(key::is_space)
-            .filter(|w| !w.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
+        let text: String = clean::words(&self.text, 0, self.text.len(), Keying::Page)
             .chars()
             .map(|c| {
                 if crate::text::is_terminal_control(c) {
@@ -165,8 +263,10 @@ impl Passage {
 /// the quote's words (and two of them). See `near.rs` for what "closest" means and what
 /// it costs.
 pub fn closest(quote: &str, evidence: &str) -> Option<Passage> {
-    let needle = match_key(quote);
-    let keyed = Keyed::of(evidence, Keying::Typographic);
+    // Read as a page is (links with titles, entities, markers), so that the passage
+    // starts and ends on words a reader sees.
+    let needle = key(quote, Keying::Page);
+    let keyed = Keyed::of(evidence, Keying::Page);
     let (from, to) = near::closest(&needle, &keyed.key)?;
     let (start, end) = keyed.original(evidence, from, to)?;
     // A passage is about as long as the quote; one stretched by a huge link target or
@@ -248,7 +348,7 @@ impl Keyed {
         let from = self.resume_before(first);
         let mut locate = Locate::new(from.key_len, first, end.checked_sub(1)?);
         key::normalize(text, from, self.keying, &mut locate);
-        locate.finish(text)
+        locate.finish()
     }
 }
 
@@ -286,8 +386,8 @@ struct Locate {
     last: usize,
     start: Option<usize>,
     end: Option<usize>,
-    /// The byte offset of the match's last character, resolved against the text later.
-    last_char: Option<usize>,
+    /// Just past the source of the match's last key byte.
+    last_end: Option<usize>,
 }
 
 impl Locate {
@@ -298,7 +398,7 @@ impl Locate {
             last,
             start: None,
             end: None,
-            last_char: None,
+            last_end: None,
         }
     }
 
@@ -311,7 +411,7 @@ impl Locate {
         if self.last < upto {
             match origin.link {
                 Some(link) => self.end = Some(link.end),
-                None => self.last_char = Some(origin.at),
+                None => self.last_end = Some(origin.end),
             }
             return false;
         }
@@ -319,13 +419,8 @@ impl Locate {
     }
 
     /// The byte range of the match, once the pass is over.
-    fn finish(self, text: &str) -> Option<(usize, usize)> {
-        let end = match (self.end, self.last_char) {
-            (Some(end), _) => end,
-            (None, Some(at)) => at + text[at..].chars().next().map_or(0, char::len_utf8),
-            (None, None) => return None,
-        };
-        Some((self.start?, end))
+    fn finish(self) -> Option<(usize, usize)> {
+        Some((self.start?, self.end.or(self.last_end)?))
     }
 }
 

@@ -196,6 +196,12 @@ pub fn describe(event: &EventView) -> String {
         EventView::TitleCorrected { epoch, id, title } => {
             format!("title of [{id}] corrected to \"{title}\" (epoch {epoch})")
         }
+        EventView::QuoteTyped {
+            epoch,
+            id,
+            quote,
+            typed,
+        } => format!("quote {quote} of [{id}] was typed as \"{typed}\" (epoch {epoch})"),
         EventView::SnapshotStored {
             epoch,
             id,
