@@ -57,6 +57,11 @@ pub(crate) fn split_line<'a>(
     let mut start = 0;
     let mut at = 0;
     while let Some(c) = text[at..].chars().next() {
+        // A marker's own punctuation (`[@source3, p. 4]`) ends no sentence.
+        if let Some(m) = (c == '[').then(|| markers::marker_at(text, at)).flatten() {
+            at = m.end;
+            continue;
+        }
         let after = at + c.len_utf8();
         let cjk = matches!(c, '。' | '！' | '？' | '；');
         if (cjk || matches!(c, '.' | '!' | '?')) && !code(at) {
