@@ -208,8 +208,8 @@ fn a_cited_id_the_ledger_lacks_is_refused_and_nothing_is_written() {
 }
 
 /// pandoc `--citeproc` on the converted document, in its folder, to `file`.
-fn typeset(dir: &Path, file: &str) {
-    let out = Process::new("pandoc")
+fn typeset(pandoc: &str, dir: &Path, file: &str) {
+    let out = Process::new(pandoc)
         .current_dir(dir)
         .args(["report.md", "--citeproc", "--standalone", "-o", file])
         .output()
@@ -225,17 +225,13 @@ fn typeset(dir: &Path, file: &str) {
 #[test]
 #[ignore = "needs pandoc: see CONTRIBUTING.md, run with cargo test -- --ignored"]
 fn pandoc_typesets_the_converted_draft_with_every_cited_url_in_the_references() {
-    if !crate::util::runs("pandoc", &["--version"]) {
-        crate::util::missing_tool(
-            "pandoc is not on PATH — install it (Debian: apt-get install pandoc)",
-        );
-    }
+    let pandoc = crate::export::pandoc();
     let sb = drafted();
     here_ok(
         &sb,
         &["convert", "draft.md", "--to", "pandoc", "-o", "report.md"],
     );
-    typeset(sb.path(), "report.html");
+    typeset(pandoc, sb.path(), "report.html");
     let html = std::fs::read_to_string(sb.path().join("report.html")).unwrap();
     let refs = html.split("id=\"refs\"").nth(1).expect("a reference list");
     for url in URLS {
@@ -243,9 +239,9 @@ fn pandoc_typesets_the_converted_draft_with_every_cited_url_in_the_references() 
     }
     // link-citations: each citation links to its entry.
     assert!(html.contains("href=\"#ref-source2\""), "{html}");
-    typeset(sb.path(), "report.docx");
+    typeset(pandoc, sb.path(), "report.docx");
     let docx = sb.path().join("report.docx");
-    let text = Process::new("pandoc")
+    let text = Process::new(pandoc)
         .args([docx.to_str().unwrap(), "-t", "plain", "--wrap=none"])
         .output()
         .expect("read the docx back");

@@ -467,14 +467,16 @@ mod tests {
         assert!(kinds("a [[1] b").is_empty());
     }
 
+    /// The ids the malformed groups of `line` show.
+    fn shown(line: &str) -> Vec<u64> {
+        line.match_indices('[')
+            .filter_map(|(at, _)| shown_ids(line, at))
+            .flatten()
+            .collect()
+    }
+
     #[test]
     fn a_malformed_group_that_shows_one_id_gives_it() {
-        let shown = |line: &str| -> Vec<u64> {
-            line.match_indices('[')
-                .filter_map(|(at, _)| shown_ids(line, at))
-                .flatten()
-                .collect()
-        };
         assert_eq!(shown("see [1]junk"), [1]);
         assert_eq!(shown("x[2]y"), [2]);
         assert_eq!(shown("a [[3]] b"), [3]);
@@ -712,12 +714,6 @@ mod tests {
 
     #[test]
     fn a_malformed_pandoc_group_shows_its_ids() {
-        let shown = |line: &str| -> Vec<u64> {
-            line.match_indices('[')
-                .filter_map(|(at, _)| shown_ids(line, at))
-                .flatten()
-                .collect()
-        };
         assert_eq!(shown("a [@source1; @source2]junk"), [1, 2]);
         assert_eq!(shown("a [[@source3]] b"), [3]);
         assert!(shown("a [@smith]junk").is_empty());
