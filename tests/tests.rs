@@ -50,6 +50,8 @@
 //!   and the snippets it does not, through the CLI, MCP and the hook
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
+//! - `pg_credentials`: issue 23 — PostgreSQL passwords from `$PGPASSWORD`, `$PGPASSFILE`
+//!   and `~/.pgpass`, and no form of a URL that shows its password
 
 #[path = "it/util.rs"]
 mod util;
@@ -108,6 +110,8 @@ mod mcp_group;
 mod mcp_http;
 #[path = "it/model.rs"]
 mod model;
+#[path = "it/pg_credentials.rs"]
+mod pg_credentials;
 #[path = "it/postgres.rs"]
 mod postgres;
 #[path = "it/prop_url.rs"]
