@@ -115,7 +115,27 @@ impl Target {
     /// login being refused.
     fn connect(&self, wait: Duration) -> Result<Client, StoreError> {
         let (config, no_password) = self.config(wait);
-        config.connect(NoTls).map_err(|e| {
+        let limit = wait.max(Duration::from_secs(1));
+        let silent = |reason: String| StoreError::PgUnreachable {
+            at: self.shown.clone(),
+            reason,
+        };
+        // The driver's connect timeout covers the TCP connect only: a server that accepts
+        // and never answers the login would hold cite without bound. The login runs on a
+        // thread of its own, given up after `limit`; a login that ends later drops its
+        // connection when it finds no one to hand it to.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("cite-pg-login".into())
+            .spawn(move || drop(tx.send(config.connect(NoTls))))
+            .map_err(|e| silent(format!("cannot start the login: {e}")))?;
+        let answer = rx.recv_timeout(limit).map_err(|_| {
+            silent(format!(
+                "no answer to the login within {} s",
+                limit.as_secs_f64()
+            ))
+        })?;
+        answer.map_err(|e| {
             let mut reason = hide_password(&first_line(&e));
             if let Some(why) = &no_password {
                 reason = format!("{reason} ({why})");
