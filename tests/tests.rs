@@ -52,6 +52,10 @@
 //!   and the snippets it does not, through the CLI, MCP and the hook
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
+//! - `pg_credentials`: issue 23 — PostgreSQL passwords from `$PGPASSWORD`, `$PGPASSFILE`
+//!   and `~/.pgpass`, and no form of a URL that shows its password
+//! - `pg_network`: issue 23 — waits on the network bounded by `--wait` (a server that
+//!   never answers the login)
 
 #[path = "it/util.rs"]
 mod util;
@@ -112,6 +116,10 @@ mod mcp_http;
 mod model;
 #[path = "it/page_words.rs"]
 mod page_words;
+#[path = "it/pg_credentials.rs"]
+mod pg_credentials;
+#[path = "it/pg_network.rs"]
+mod pg_network;
 #[path = "it/postgres.rs"]
 mod postgres;
 #[path = "it/prop_url.rs"]
