@@ -53,7 +53,7 @@ pub use advice::{Advice, DraftName};
 pub use layout::Fence;
 pub use verify::{
     CitedEvidence, Counts, Finding, LedgerFacts, Report, Verification, VerifyOptions, verify,
-    verify_summary,
+    verify_summary, verify_with_support,
 };
 
 /// A sentence with more citations than this draws a warning.
@@ -545,6 +545,46 @@ pub fn summarize(draft: &str) -> Summary<'_> {
     summary.sections = outline.sections;
     summary.unclosed_fence = outline.unclosed_fence;
     summary
+}
+
+/// [`summarize`], keeping the sentences that cite an id too, with their text: what
+/// `verify --support` checks against the pages they cite. Only those are kept, each a
+/// slice of the draft and its ids.
+pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
+    struct Keep<'a> {
+        summary: Summary<'a>,
+        cited: Vec<Sentence<'a>>,
+    }
+    impl<'a> Visit<'a> for Keep<'a> {
+        fn citation(&mut self, c: Citation) {
+            self.summary.citation(c);
+        }
+        fn sentence(&mut self, s: Sentence<'a>) {
+            self.summary.sentences.add(&s);
+            if !s.cited.is_empty() {
+                self.cited.push(s);
+            }
+        }
+        fn listed(&mut self, entry: BlockEntry<'a>) {
+            self.summary.listed(entry);
+        }
+        fn url(&mut self, url: &'a str, line: usize) {
+            self.summary.url(url, line);
+        }
+        fn note(&mut self, note: Note<'a>) {
+            self.summary.note(note);
+        }
+    }
+    let mut keep = Keep {
+        summary: Summary::default(),
+        cited: Vec::new(),
+    };
+    let outline = walk(draft, &mut keep);
+    let mut summary = keep.summary;
+    summary.block = block(outline.tail);
+    summary.sections = outline.sections;
+    summary.unclosed_fence = outline.unclosed_fence;
+    (summary, keep.cited)
 }
 
 /// The ids cited in the draft's prose (for `render --cited-in`), by the same rule

@@ -1,30 +1,26 @@
 //! A page read once: the set of canonical values its figures and dates take, with the
-//! classes each is written in, the place of each for "closest", and which of the wanted
-//! names it uses.
+//! classes each is written in, and which of the wanted names it uses. Built for one page
+//! at a time and dropped before the next, so the check holds one index however many
+//! pages there are.
+//!
+//! The places of the page's figures are not kept: only a failure needs them, for the
+//! closest candidate, and [`Candidates`] reads the page again for that.
 
 use std::collections::HashMap;
 
 use super::names::{Wanted, fold};
 use super::scan::{self, Fact, Side, Sink};
-use super::value::{Class, Date, Reading, Val};
-
-/// One figure or date on the page, as written there.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Spot {
-    pub reading: Reading,
-    pub start: u32,
-    pub end: u32,
-}
+use super::value::{Class, Date, Dec, Reading, Val};
 
 /// What a page says, indexed.
 #[derive(Debug, Default)]
 pub(crate) struct PageIndex {
     /// Each value, with a bit per class it is written in.
     vals: HashMap<Val, u8>,
-    /// Every figure and date in page order (for the closest candidate of a failure).
-    pub spots: Vec<Spot>,
     /// The wanted names the page uses (by number).
     pub names: Vec<bool>,
+    /// Letters of the page's words by script ([`Script`]).
+    letters: [usize; 4],
 }
 
 impl PageIndex {
@@ -33,14 +29,22 @@ impl PageIndex {
         let mut idx = Indexer {
             index: PageIndex {
                 vals: HashMap::new(),
-                spots: Vec::new(),
                 names: vec![false; wanted.len()],
+                letters: [0; 4],
             },
             wanted,
             folded: String::new(),
         };
         scan::scan(text, Side::Page, &mut idx);
         idx.index
+    }
+
+    /// Whether the page is written in `script` enough to say whether it names
+    /// something: a fifth of its letters. An English name is not looked for on a page in
+    /// Japanese, where it would be written another way.
+    pub fn writes(&self, script: Script) -> bool {
+        let total: usize = self.letters.iter().sum();
+        self.letters[script as usize] * 5 >= total
     }
 
     fn insert(&mut self, val: Val, class: Class) {
@@ -59,7 +63,7 @@ impl PageIndex {
         match r.val {
             Val::Date(Date { y, m, d }) if y != 0 && d != 0 => {
                 has(Val::Date(Date { y: 0, m, d }), 0xff)
-                    && has(Val::Num(super::value::Dec::int(u64::from(y))), 0xff)
+                    && has(Val::Num(Dec::int(u64::from(y))), 0xff)
             }
             _ => false,
         }
@@ -75,11 +79,6 @@ struct Indexer<'w> {
 impl Sink for Indexer<'_> {
     fn fact(&mut self, fact: Fact) {
         for r in fact.readings.iter() {
-            self.index.spots.push(Spot {
-                reading: r,
-                start: fact.start as u32,
-                end: fact.end as u32,
-            });
             self.index.insert(r.val, r.class);
             match r.val {
                 Val::Date(date) => {
@@ -87,20 +86,33 @@ impl Sink for Indexer<'_> {
                         self.index.insert(Val::Date(g), Class::Bare);
                     }
                     if date.y != 0 {
-                        let year = Val::Num(super::value::Dec::int(u64::from(date.y)));
+                        let year = Val::Num(Dec::int(u64::from(date.y)));
                         self.index.insert(year, Class::Bare);
                     }
                 }
-                // A sentence's positive figure may paraphrase the page's negative one
-                // ("fell 3%" for "-3%"); a sentence's negative one needs the sign.
-                Val::Num(d) if d.neg => self.index.insert(Val::Num(d.abs()), r.class),
+                Val::Num(d) => {
+                    // A sentence's positive figure may paraphrase the page's negative one
+                    // ("fell 3%" for "-3%"); a sentence's negative one needs the sign.
+                    if d.neg {
+                        self.index.insert(Val::Num(d.abs()), r.class);
+                    }
+                    // "Millions of …" is said of any figure in the millions.
+                    for p in d.magnitudes() {
+                        self.index.insert(Val::Scale(p), Class::Bare);
+                    }
+                }
                 _ => {}
             }
         }
     }
 
     fn word(&mut self, word: &str, _start: usize, _lead: bool) {
-        if self.wanted.is_empty() || !word.chars().next().is_some_and(|c| c.is_alphabetic()) {
+        let Some(first) = word.chars().next() else {
+            return;
+        };
+        self.index.letters[Script::of(first) as usize] += word.chars().count();
+        // A name is written with a capital: `clinical` on a page is not `Clinical`.
+        if self.wanted.is_empty() || !first.is_uppercase() {
             return;
         }
         self.folded.clear();
@@ -114,4 +126,52 @@ impl Sink for Indexer<'_> {
         self.wanted
             .matches(&self.folded, &mut |n| names[n as usize] = true);
     }
+}
+
+/// The scripts names are told apart by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Script {
+    Latin,
+    Cyrillic,
+    Greek,
+    Other,
+}
+
+impl Script {
+    pub fn of(c: char) -> Script {
+        match c {
+            'A'..='Z' | 'a'..='z' | '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}' => {
+                Script::Latin
+            }
+            '\u{0400}'..='\u{052F}' => Script::Cyrillic,
+            '\u{0370}'..='\u{03FF}' | '\u{1F00}'..='\u{1FFF}' => Script::Greek,
+            _ => Script::Other,
+        }
+    }
+}
+
+/// One figure or date on a page, as written there: a candidate for the closest of a
+/// failed fact.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spot {
+    pub reading: Reading,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Reads a page again, handing each of its figures and dates to `see`, in page order.
+pub(crate) fn spots(text: &str, see: &mut dyn FnMut(Spot)) {
+    struct Each<'a>(&'a mut dyn FnMut(Spot));
+    impl Sink for Each<'_> {
+        fn fact(&mut self, fact: Fact) {
+            for reading in fact.readings.iter() {
+                (self.0)(Spot {
+                    reading,
+                    start: fact.start,
+                    end: fact.end,
+                });
+            }
+        }
+    }
+    scan::scan(text, Side::Page, &mut Each(see));
 }

@@ -148,6 +148,18 @@ pub(crate) fn scale_word(w: &str) -> Option<(i16, Option<i16>)> {
     })
 }
 
+/// The power of ten of a plural scale word said with no number (`millions of`).
+pub(crate) fn scale_plural(w: &str) -> Option<i16> {
+    Some(match w {
+        "hundreds" => 2,
+        "thousands" => 3,
+        "millions" => 6,
+        "billions" => 9,
+        "trillions" => 12,
+        _ => return None,
+    })
+}
+
 /// The power of ten a scale suffix glued to its number multiplies by (`2.5bn`, `5k`,
 /// `100万`); `m` is a scale or metres, so it reads both ways (`Some(0)` second).
 pub(crate) fn scale_suffix(w: &str) -> Option<(i16, Option<i16>)> {
@@ -171,6 +183,39 @@ pub(crate) fn cjk_scale(c: char) -> Option<i16> {
         '万' | '萬' | '만' => 4,
         '億' | '亿' | '억' => 8,
         '兆' | '조' => 12,
+        _ => return None,
+    })
+}
+
+/// The kind of a CJK numeral: a digit, a multiplier within a group of four digits
+/// (`十百千`), or one of a group (`万億兆`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Numeral {
+    Digit,
+    Small,
+    Big,
+}
+
+/// The value of a CJK numeral character, and its kind.
+pub(crate) fn cjk_numeral(c: char) -> Option<(u64, Numeral)> {
+    use Numeral::*;
+    Some(match c {
+        '〇' | '零' => (0, Digit),
+        '一' => (1, Digit),
+        '二' | '两' | '兩' => (2, Digit),
+        '三' => (3, Digit),
+        '四' => (4, Digit),
+        '五' => (5, Digit),
+        '六' => (6, Digit),
+        '七' => (7, Digit),
+        '八' => (8, Digit),
+        '九' => (9, Digit),
+        '十' => (10, Small),
+        '百' => (100, Small),
+        '千' => (1_000, Small),
+        '万' | '萬' => (10_000, Big),
+        '億' | '亿' => (100_000_000, Big),
+        '兆' => (1_000_000_000_000, Big),
         _ => return None,
     })
 }
@@ -323,6 +368,7 @@ pub(crate) fn english_number(w: &str) -> Option<(u64, bool)> {
         "eighty" => (80, false),
         "ninety" => (90, false),
         "hundred" => (100, true),
+        "dozen" => (12, true),
         "thousand" => (1_000, true),
         "million" => (1_000_000, true),
         "billion" => (1_000_000_000, true),
@@ -367,6 +413,19 @@ pub(crate) fn foreign_number(w: &str) -> Option<u64> {
     })
 }
 
+/// The value of an upper-case Roman numeral of two letters or more up to 39 (`XII`,
+/// `XIV`), as written in its one canonical form: centuries on pages.
+pub(crate) fn roman(w: &str) -> Option<u64> {
+    if w.len() < 2 || w.len() > 6 || !w.bytes().all(|b| matches!(b, b'I' | b'V' | b'X')) {
+        return None;
+    }
+    const ONES: [&str; 10] = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"];
+    let tens = w.bytes().take_while(|&b| b == b'X').count();
+    let rest = &w[tens..];
+    let ones = ONES.iter().position(|&o| o == rest)?;
+    (tens <= 3).then_some((tens * 10 + ones) as u64)
+}
+
 /// Ordinal suffixes glued to a number (`14th`, `1er`, `2nd`).
 pub(crate) fn ordinal_suffix(w: &str) -> bool {
     matches!(
@@ -396,6 +455,22 @@ mod tests {
         }
         for w in ["mark", "machine", "маленький", "marsh"] {
             assert_eq!(month(w), None, "{w}");
+        }
+    }
+
+    #[test]
+    fn roman_numerals_in_their_canonical_form() {
+        for (w, n) in [
+            ("XII", 12),
+            ("XIV", 14),
+            ("II", 2),
+            ("XXXIX", 39),
+            ("IX", 9),
+        ] {
+            assert_eq!(roman(w), Some(n), "{w}");
+        }
+        for w in ["I", "IIII", "VX", "XXXX", "IVI", "MIX", "XL"] {
+            assert_eq!(roman(w), None, "{w}");
         }
     }
 }

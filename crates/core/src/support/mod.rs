@@ -40,15 +40,15 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
 use crate::evidence;
-use index::PageIndex;
+use index::{PageIndex, Script};
 use names::{SentenceNames, Wanted, Words, fold};
 use scan::{Fact, Side};
-use value::{Class, Val};
+use value::Val;
 
 /// The page texts of the cited sources, each text once, with the ids whose pages they
 /// are: stored snapshots (`add --snapshot`, `quote --from`, `ingest`) and quotes kept
@@ -178,42 +178,90 @@ struct Claim<'s> {
 }
 
 /// Checks each cited sentence against the pages its ids have.
+///
+/// Each page is read once, into an index that is dropped before the next page is read:
+/// what is held beyond the pages themselves is the sentences' facts and one page's
+/// values. Only a failure reads its cited pages again, for the closest candidate.
 pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
     let mut wanted = Wanted::default();
     let claims: Vec<Claim<'s>> = sentences
         .iter()
         .map(|s| claims_of(s.text, &mut wanted))
         .collect();
-    // The pages any sentence with something to check cites, each read once.
-    let mut used: BTreeSet<usize> = BTreeSet::new();
-    for s in sentences {
-        for &id in s.ids {
-            used.extend(pages.of(id));
+    // The pages each sentence is checked on, each once, with the first id citing it.
+    let on: Vec<Vec<(u64, usize)>> = sentences
+        .iter()
+        .map(|s| {
+            let mut on: Vec<(u64, usize)> = Vec::new();
+            for &id in s.ids {
+                for &n in pages.of(id) {
+                    if !on.iter().any(|&(_, m)| m == n) {
+                        on.push((id, n));
+                    }
+                }
+            }
+            on
+        })
+        .collect();
+    let mut found: Vec<Found> = claims.iter().map(Found::new).collect();
+    // The sentences to check on each page.
+    let mut by_page: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (k, list) in on.iter().enumerate() {
+        if claims[k].is_empty() {
+            continue;
+        }
+        for &(_, n) in list {
+            by_page.entry(n).or_default().push(k);
         }
     }
-    let indexes: HashMap<usize, PageIndex> = used
-        .iter()
-        .map(|&n| (n, PageIndex::build(&pages.texts[n], &wanted)))
-        .collect();
-    let phrases_found = phrases_on_pages(sentences, &claims, pages);
-
-    let mut report = SupportReport::default();
-    for (k, (s, claim)) in sentences.iter().zip(&claims).enumerate() {
-        let mut on: Vec<(u64, usize)> = Vec::new();
-        let mut without_pages = Vec::new();
-        for &id in s.ids {
-            let of = pages.of(id);
-            if of.is_empty() && !without_pages.contains(&id) {
-                without_pages.push(id);
+    for (n, ks) in by_page {
+        let text = &pages.texts[n];
+        let index = PageIndex::build(text, &wanted);
+        // The page's quote-matching key, made when a phrase asks for it.
+        let mut key: Option<String> = None;
+        for k in ks {
+            let (claim, got) = (&claims[k], &mut found[k]);
+            for (fact, ok) in claim.facts.iter().zip(&mut got.facts) {
+                *ok = *ok || fact.readings.iter().any(|r| index.supports(r));
             }
-            for &n in of {
-                if !on.iter().any(|&(_, m)| m == n) {
-                    on.push((id, n));
+            for ((_, parts), ok) in claim.phrases.iter().zip(&mut got.phrases) {
+                if !*ok {
+                    let key = key.get_or_insert_with(|| evidence::match_key(text));
+                    *ok = parts
+                        .iter()
+                        .all(|part| key.contains(&evidence::match_key(part)));
+                }
+            }
+            for (((name, w), ok), asked) in claim
+                .names
+                .iter()
+                .zip(&mut got.names)
+                .zip(&mut got.names_asked)
+            {
+                let script = name.chars().next().map_or(Script::Other, Script::of);
+                if index.writes(script) {
+                    *asked = true;
+                    *ok = *ok || index.names.get(*w as usize).copied().unwrap_or(false);
                 }
             }
         }
-        let mut cited: Vec<u64> = s.ids.to_vec();
-        cited.dedup();
+    }
+    let closest = closest_facts(sentences, &claims, &found, &on, pages);
+
+    let mut report = SupportReport::default();
+    for (k, s) in sentences.iter().enumerate() {
+        let (claim, got) = (&claims[k], &found[k]);
+        let mut cited: Vec<u64> = Vec::new();
+        let mut without_pages = Vec::new();
+        for &id in s.ids {
+            if !cited.contains(&id) {
+                cited.push(id);
+                if pages.of(id).is_empty() {
+                    without_pages.push(id);
+                }
+            }
+        }
+        let unchecked = on[k].is_empty();
         let mut out = SentenceSupport {
             line: s.line,
             cited,
@@ -221,53 +269,46 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
             supported: 0,
             unsupported: Vec::new(),
             names_missing: Vec::new(),
-            unchecked: on.is_empty(),
+            unchecked,
             without_pages,
         };
-        if on.is_empty() {
+        if unchecked {
             report.sentences_unchecked += 1;
             report.sentences.push(out);
             continue;
         }
         report.sentences_checked += 1;
-        for fact in &claim.facts {
+        for (f, (fact, &ok)) in claim.facts.iter().zip(&got.facts).enumerate() {
             out.checked += 1;
-            let found = fact
-                .readings
-                .iter()
-                .any(|r| on.iter().any(|(_, n)| indexes[n].supports(r)));
-            if found {
+            if ok {
                 out.supported += 1;
-            } else {
-                out.unsupported.push(Unsupported {
-                    kind: if fact.date {
-                        FactKind::Date
-                    } else {
-                        FactKind::Figure
-                    },
-                    written: one_line(&s.text[fact.start..fact.end]),
-                    closest: closest_fact(s.text, fact, &on, &indexes, pages),
-                });
+                continue;
             }
+            out.unsupported.push(Unsupported {
+                kind: if fact.date {
+                    FactKind::Date
+                } else {
+                    FactKind::Figure
+                },
+                written: one_line(&s.text[fact.start..fact.end]),
+                closest: closest.get(&(k, f)).map(|b| b.closest(pages)),
+            });
         }
-        for (p, (whole, parts)) in claim.phrases.iter().enumerate() {
+        for ((whole, _), &ok) in claim.phrases.iter().zip(&got.phrases) {
             out.checked += 1;
-            if phrases_found.get(&(k, p)).copied().unwrap_or(false) {
+            if ok {
                 out.supported += 1;
             } else {
-                let _ = parts;
                 out.unsupported.push(Unsupported {
                     kind: FactKind::Quote,
                     written: one_line(whole),
-                    closest: closest_phrase(whole, &on, pages),
+                    closest: closest_phrase(whole, &on[k], pages),
                 });
             }
         }
-        for &(name, n) in &claim.names {
-            let used = on
-                .iter()
-                .any(|(_, p)| indexes[p].names.get(n as usize).copied().unwrap_or(false));
-            if !used && !out.names_missing.iter().any(|m| m == name) {
+        let names = claim.names.iter().zip(&got.names).zip(&got.names_asked);
+        for (((name, _), &ok), &asked) in names {
+            if asked && !ok && !out.names_missing.iter().any(|m| m == name) {
                 out.names_missing.push(name.to_string());
             }
         }
@@ -278,6 +319,32 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
         report.sentences.push(out);
     }
     report
+}
+
+impl Claim<'_> {
+    fn is_empty(&self) -> bool {
+        self.facts.is_empty() && self.phrases.is_empty() && self.names.is_empty()
+    }
+}
+
+/// Which facts, phrases and names of a sentence a cited page has, so far.
+struct Found {
+    facts: Vec<bool>,
+    phrases: Vec<bool>,
+    names: Vec<bool>,
+    /// Whether a cited page is written in the name's script, so could have used it.
+    names_asked: Vec<bool>,
+}
+
+impl Found {
+    fn new(c: &Claim<'_>) -> Found {
+        Found {
+            facts: vec![false; c.facts.len()],
+            phrases: vec![false; c.phrases.len()],
+            names: vec![false; c.names.len()],
+            names_asked: vec![false; c.names.len()],
+        }
+    }
 }
 
 /// The facts, quoted phrases and names of a sentence.
@@ -354,102 +421,122 @@ fn quoted(text: &str) -> Vec<(&str, Vec<&str>)> {
     out
 }
 
-/// Which quoted phrases (by sentence and phrase number) a cited page has: each page
-/// keyed once, and only when a sentence citing it quotes something.
-fn phrases_on_pages(
-    sentences: &[Cited<'_>],
-    claims: &[Claim<'_>],
-    pages: &Pages,
-) -> HashMap<(usize, usize), bool> {
-    let mut asks: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
-    for (k, (s, c)) in sentences.iter().zip(claims).enumerate() {
-        for p in 0..c.phrases.len() {
-            for &id in s.ids {
-                for &n in pages.of(id) {
-                    asks.entry(n).or_default().push((k, p));
-                }
-            }
-        }
-    }
-    let mut found = HashMap::new();
-    for (n, list) in asks {
-        let key = evidence::match_key(&pages.texts[n]);
-        for (k, p) in list {
-            let parts = &claims[k].phrases[p].1;
-            let here = parts
-                .iter()
-                .all(|part| key.contains(&evidence::match_key(part)));
-            let entry = found.entry((k, p)).or_insert(false);
-            *entry |= here;
-        }
-    }
-    found
+/// The best candidate so far for the closest of a failed fact.
+#[derive(Clone, Copy)]
+struct Best {
+    /// Of the class the fact accepts, words shared with the sentence, nearness in value.
+    score: (bool, usize, f64),
+    id: u64,
+    page: usize,
+    start: usize,
+    end: usize,
 }
 
-/// The figure or date of the cited pages that comes closest to `fact`: of the same
-/// kind and class, on the page passage that shares most words with the sentence, then
-/// nearest in value.
-fn closest_fact(
-    sentence: &str,
-    fact: &Fact,
-    on: &[(u64, usize)],
-    indexes: &HashMap<usize, PageIndex>,
+impl Best {
+    fn better_than(&self, other: &Best) -> bool {
+        let (a, b) = (self.score, other.score);
+        (a.0, a.1) > (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && a.2 > b.2)
+    }
+
+    fn closest(&self, pages: &Pages) -> Closest {
+        let text = &pages.texts[self.page];
+        Closest {
+            id: self.id,
+            written: one_line(&text[self.start..self.end]),
+            context: context(text, self.start, self.end),
+        }
+    }
+}
+
+/// For each failed fact (by sentence and fact number), the figure or date of its cited
+/// pages that comes closest: of the same kind, in a class it accepts, on the passage
+/// that shares most words with the sentence, then nearest in value. Each page with a
+/// failure to explain is read once more.
+fn closest_facts(
+    sentences: &[Cited<'_>],
+    claims: &[Claim<'_>],
+    found: &[Found],
+    on: &[Vec<(u64, usize)>],
     pages: &Pages,
-) -> Option<Closest> {
-    let first = fact.readings.iter().next()?;
-    let words = content_words(sentence);
-    // (score, id, page, spot)
-    type Best = ((usize, bool, f64), u64, usize, index::Spot);
-    let mut best: Option<Best> = None;
-    for &(id, n) in on {
-        let text = &pages.texts[n];
-        for spot in &indexes[&n].spots {
-            let r = spot.reading;
-            let same_kind = matches!(
-                (r.val, first.val),
-                (Val::Date(_), Val::Date(_))
-                    | (Val::Num(_), Val::Num(_))
-                    | (Val::Ratio(..), Val::Ratio(..))
-            );
-            if !same_kind {
-                continue;
-            }
-            let class_ok = first.class == Class::Bare || first.class.accepts() & r.class.bit() != 0;
-            let distance = match (r.val, first.val) {
-                (Val::Num(a), Val::Num(b)) => {
-                    let (a, b) = (a.to_f64(), b.to_f64());
-                    (a - b).abs() / a.abs().max(b.abs()).max(1e-9)
+) -> HashMap<(usize, usize), Best> {
+    // The failed facts to explain on each page, with the id it is cited by.
+    let mut asks: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
+    for (k, got) in found.iter().enumerate() {
+        for (f, &ok) in got.facts.iter().enumerate() {
+            if !ok {
+                for &(id, n) in &on[k] {
+                    asks.entry(n).or_default().push((id, k, f));
                 }
-                (Val::Date(a), Val::Date(b)) => (a.ordinal() - b.ordinal()).abs(),
-                _ => 1.0,
-            };
-            let (s, e) = (spot.start as usize, spot.end as usize);
-            let near = passage(text, s, e, 80);
-            let shared = words
-                .iter()
-                .filter(|w| near.to_lowercase().contains(w.as_str()))
-                .count();
-            let score = (shared, class_ok, -distance);
-            let better = match &best {
-                None => true,
-                Some((b, ..)) => {
-                    (score.1, score.0) > (b.1, b.0)
-                        || ((score.1, score.0) == (b.1, b.0) && score.2 > b.2)
-                }
-            };
-            if better {
-                best = Some((score, id, n, *spot));
             }
         }
     }
-    let (_, id, n, spot) = best?;
-    let text = &pages.texts[n];
-    let (s, e) = (spot.start as usize, spot.end as usize);
-    Some(Closest {
-        id,
-        written: one_line(&text[s..e]),
-        context: context(text, s, e),
-    })
+    let mut words: HashMap<usize, Vec<String>> = HashMap::new();
+    let mut best: HashMap<(usize, usize), Best> = HashMap::new();
+    let mut near = String::new();
+    for (n, list) in asks {
+        for &(_, k, _) in &list {
+            words
+                .entry(k)
+                .or_insert_with(|| content_words(sentences[k].text));
+        }
+        let text = &pages.texts[n];
+        index::spots(text, &mut |spot| {
+            let r = spot.reading;
+            // The page's words around it, lower-cased once for all the facts.
+            let mut lowered = false;
+            for &(id, k, f) in &list {
+                let fact = &claims[k].facts[f];
+                let Some(first) = fact.readings.iter().next() else {
+                    continue;
+                };
+                let same_kind = matches!(
+                    (r.val, first.val),
+                    (Val::Date(_), Val::Date(_))
+                        | (Val::Num(_), Val::Num(_))
+                        | (Val::Ratio(..), Val::Ratio(..))
+                        | (Val::Scale(_), Val::Scale(_))
+                );
+                if !same_kind {
+                    continue;
+                }
+                if !lowered {
+                    near.clear();
+                    let around = passage(text, spot.start, spot.end, 80);
+                    near.extend(around.chars().flat_map(char::to_lowercase));
+                    lowered = true;
+                }
+                let class_ok = first.class.accepts() & r.class.bit() != 0;
+                let distance = match (r.val, first.val) {
+                    (Val::Num(a), Val::Num(b)) => {
+                        let (a, b) = (a.to_f64(), b.to_f64());
+                        (a - b).abs() / a.abs().max(b.abs()).max(1e-9)
+                    }
+                    (Val::Date(a), Val::Date(b)) => (a.ordinal() - b.ordinal()).abs(),
+                    (Val::Scale(a), Val::Scale(b)) => f64::from((a - b).abs()),
+                    _ => 1.0,
+                };
+                let shared = words[&k]
+                    .iter()
+                    .filter(|w| near.contains(w.as_str()))
+                    .count();
+                let candidate = Best {
+                    score: (class_ok, shared, -distance),
+                    id,
+                    page: n,
+                    start: spot.start,
+                    end: spot.end,
+                };
+                match best.get_mut(&(k, f)) {
+                    Some(b) if !candidate.better_than(b) => {}
+                    Some(b) => *b = candidate,
+                    None => {
+                        best.insert((k, f), candidate);
+                    }
+                }
+            }
+        });
+    }
+    best
 }
 
 /// The passage of a cited page closest to a quoted phrase none of them has.

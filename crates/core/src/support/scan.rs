@@ -305,7 +305,14 @@ impl<'t> Scanner<'t> {
     fn number(&mut self, i: usize, sink: &mut dyn Sink) -> usize {
         let before = self.prev_char(i);
         if let Some(p) = before {
-            let glued = (p.is_alphabetic() && !unspaced(p)) || matches!(p, '_' | '@' | '#' | '\\');
+            // Arabic writes `and` as a letter glued to the number (`و1530`).
+            let wa = p == 'و'
+                && self.t[..i - p.len_utf8()]
+                    .chars()
+                    .next_back()
+                    .is_none_or(is_space);
+            let glued =
+                (p.is_alphabetic() && !unspaced(p) && !wa) || matches!(p, '_' | '@' | '#' | '\\');
             let after_dot_word = p == '.'
                 && self.t[..i - 1]
                     .chars()
@@ -412,6 +419,23 @@ impl<'t> Scanner<'t> {
             .max(1)
     }
 
+    /// Past `,` when up to four spaces and line breaks come before it at `at` and
+    /// exactly three digits after it: a thousands comma an extraction split off.
+    fn spaced_comma(&self, at: usize) -> Option<usize> {
+        let b = self.t.as_bytes();
+        let spaces = b[at..]
+            .iter()
+            .take(5)
+            .take_while(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
+            .count();
+        if spaces == 0 || spaces > 4 || b.get(at + spaces) != Some(&b',') {
+            return None;
+        }
+        let k = at + spaces + 1;
+        let digits = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+        (digits == 3).then_some(k)
+    }
+
     /// The run of digits and separators at `i`, read.
     fn read_number(&self, i: usize) -> Option<Number> {
         // Digits of each group, ASCII, and the separator before each group.
@@ -436,7 +460,18 @@ impl<'t> Scanner<'t> {
             if n_groups == groups.len() {
                 break;
             }
-            // A separator counts only when a digit follows it.
+            // A separator counts only when a digit follows it. A page's extraction may
+            // have put a line break or a space before a thousands comma (`6\n\n,350`,
+            // `3 ,946`): read as grouped there, since a page is read generously.
+            if self.side == Side::Page
+                && n_groups == 1
+                && len <= 3
+                && let Some(k) = self.spaced_comma(at)
+            {
+                sep_before = ',';
+                at = k;
+                continue;
+            }
             let Some(sep) = self.next_char(at) else { break };
             let is_sep = matches!(
                 sep,
@@ -641,6 +676,13 @@ impl<'t> Scanner<'t> {
                 return u;
             }
             Some(c @ ('°' | '℃' | '℉' | 'º')) => return self.degrees(p, c),
+            // Japanese tenths: `7割` is 70%.
+            Some('割') => {
+                u.class = Class::Percent;
+                u.shift = 1;
+                u.end = p + '割'.len_utf8();
+                return u;
+            }
             Some(c) if lexicon::cjk_scale(c).is_some() && c != '十' => {
                 u.scale = lexicon::cjk_scale(c).map(|s| (s, None));
                 u.end = p + c.len_utf8();
@@ -863,6 +905,40 @@ impl<'t> Scanner<'t> {
             });
             return date_end;
         }
+        if self.side == Side::Page && w.starts_with(unspaced) {
+            // `関東八国`, `近百万`: numbers in CJK numerals, inside a run of characters.
+            cjk_numerals(w, start, sink);
+            return end;
+        }
+        if self.side == Side::Page
+            && let Some(n) = lexicon::roman(w)
+        {
+            // `XII secolo`, `XIV век`: a century in Roman numerals, on a page.
+            sink.fact(Fact {
+                readings: Readings::one(Reading {
+                    val: Val::Num(Dec::int(n)),
+                    class: Class::Bare,
+                }),
+                start,
+                end,
+                date: false,
+            });
+            return end;
+        }
+        if let Some(p) = lexicon::scale_plural(&lower) {
+            // `millions of people`: a scale with no number (one before it would have
+            // taken the word as its scale).
+            sink.fact(Fact {
+                readings: Readings::one(Reading {
+                    val: Val::Scale(p),
+                    class: Class::Bare,
+                }),
+                start,
+                end,
+                date: false,
+            });
+            return end;
+        }
         if let Some((dec, words_end, alone)) = self.number_words(&lower, start, end) {
             let unit = self.unit_after(words_end);
             let fraction = matches!(lower.as_str(), "half" | "quarter");
@@ -907,7 +983,8 @@ impl<'t> Scanner<'t> {
         if matches!(first, "half" | "quarter") {
             // `half a percentage point`, `a quarter of a percentage point`.
             let mut k = end;
-            for skip in ["a", "of", "a"] {
+            // Past `a`, `an` and `of` (`half a`, `quarter of a`), at most three.
+            for _ in 0..3 {
                 let j = self.skip_spaces(k);
                 let j = if self.next_char(j) == Some('-') {
                     j + 1
@@ -915,11 +992,8 @@ impl<'t> Scanner<'t> {
                     j
                 };
                 match self.word_at(j) {
-                    Some((w, e)) if self.lower(w) == skip => k = e,
-                    _ => {
-                        k = if j > k { k } else { j };
-                        break;
-                    }
+                    Some((w, e)) if matches!(self.lower(w), "a" | "an" | "of") => k = e,
+                    _ => break,
                 }
             }
             let v = if first == "half" { 5 } else { 25 };
@@ -1229,6 +1303,47 @@ impl<'t> Scanner<'t> {
         push_date(&mut r, 0, a, d);
         (!r.is_empty()).then_some((r, after_day))
     }
+}
+
+/// Each run of CJK numerals in `w` (at `start` of the text) as a figure: `八` 8, `二十五`
+/// 25, `百万` 1,000,000, `三千五百` 3,500.
+fn cjk_numerals(w: &str, start: usize, sink: &mut dyn Sink) {
+    let mut run: Option<(usize, u64, u64, u64)> = None; // (start, total, section, current)
+    let mut flush = |run: &mut Option<(usize, u64, u64, u64)>, end: usize| {
+        if let Some((from, total, section, current)) = run.take() {
+            let n = total.saturating_add(section).saturating_add(current);
+            sink.fact(Fact {
+                readings: Readings::one(Reading {
+                    val: Val::Num(Dec::int(n)),
+                    class: Class::Bare,
+                }),
+                start: start + from,
+                end: start + end,
+                date: false,
+            });
+        }
+    };
+    for (k, c) in w.char_indices() {
+        let Some((v, kind)) = lexicon::cjk_numeral(c) else {
+            flush(&mut run, k);
+            continue;
+        };
+        let (_, total, section, current) = run.get_or_insert((k, 0, 0, 0));
+        match kind {
+            lexicon::Numeral::Digit => *current = v,
+            lexicon::Numeral::Small => {
+                *section = section.saturating_add((*current).max(1).saturating_mul(v));
+                *current = 0;
+            }
+            lexicon::Numeral::Big => {
+                let part = section.saturating_add(*current).max(1);
+                *total = total.saturating_add(part.saturating_mul(v));
+                *section = 0;
+                *current = 0;
+            }
+        }
+    }
+    flush(&mut run, w.len());
 }
 
 /// Adds the date `y-m-d` (0: not given) if it is one.

@@ -101,6 +101,55 @@ fn written_forms_of_one_figure_read_alike() {
 }
 
 #[test]
+fn pages_are_read_generously() {
+    let page = |text: &str| -> Vec<Val> {
+        facts(text, Side::Page)
+            .into_iter()
+            .flat_map(|(_, r)| r.into_iter().map(|(v, _)| v))
+            .collect()
+    };
+    // A thousands comma an extraction split off.
+    assert!(page("a formidable 6\n\n,350 km").contains(&num("6350")));
+    assert!(page("(3 ,946 miles").contains(&num("3946")));
+    // CJK numerals, Japanese tenths, Roman centuries, Arabic `and` glued to a number.
+    assert!(page("関東八国250万石").contains(&num("8")));
+    assert!(page("近百万劳动力").contains(&num("1000000")));
+    assert!(page("識字率が7割を超えていた").contains(&num("70")));
+    assert!(page("All'inizio del XII secolo").contains(&num("12")));
+    assert!(page("بين 2630 و1530 قبل").contains(&num("1530")));
+    // `a quarter of a percentage point`.
+    assert!(page("by a quarter of a percentage point to").contains(&num("0.25")));
+    assert!(page("in a dozen European countries").contains(&num("12")));
+    // Sentences are read as written: none of these there.
+    assert!(facts("All'inizio del XII secolo", Side::Sentence).is_empty());
+}
+
+#[test]
+fn scale_words_alone_are_checked_by_magnitude() {
+    assert_eq!(
+        one("it cost millions of dollars"),
+        (Val::Scale(6), Class::Bare)
+    );
+    let p = pages(&["It sold 2.5 million copies and hundreds of prints."]);
+    assert!(
+        run("It sold millions of copies.[1]", &[1], &p)
+            .unsupported
+            .is_empty()
+    );
+    assert!(
+        run("It sold hundreds of prints.[1]", &[1], &p)
+            .unsupported
+            .is_empty()
+    );
+    assert_eq!(
+        run("It sold billions of copies.[1]", &[1], &p)
+            .unsupported
+            .len(),
+        1
+    );
+}
+
+#[test]
 fn separators_read_both_ways_only_where_they_can() {
     let f = facts("1.000 Menschen", Side::Sentence);
     assert_eq!(

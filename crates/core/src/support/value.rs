@@ -97,6 +97,18 @@ impl Dec {
         Some(n)
     }
 
+    /// The scales a page's figure of this size lets a sentence speak of in words
+    /// (`millions of`, `hundreds of thousands`), as powers of ten: the thousand group it
+    /// is in (3, 6, 9, 12), and 2 too when its leading digits are hundreds of that group.
+    pub fn magnitudes(self) -> impl Iterator<Item = i16> {
+        // Digits before the decimal point, less one: floor(log10(|v|)).
+        let digits = self.m.checked_ilog10().map_or(0, |d| d as i16 + 1);
+        let power = digits + self.e - 1;
+        let group = (power >= 3).then_some(power / 3 * 3);
+        let hundreds = (self.m != 0 && power >= 2 && power % 3 == 2).then_some(2);
+        group.into_iter().chain(hundreds)
+    }
+
     pub fn to_f64(self) -> f64 {
         let v = self.m as f64 * 10f64.powi(i32::from(self.e));
         if self.neg { -v } else { v }
@@ -178,6 +190,9 @@ pub(crate) enum Val {
     /// A fraction `n/d` in lowest terms.
     Ratio(u64, u64),
     Date(Date),
+    /// A scale said in words with no number (`millions of`, `thousands`): its power
+    /// of ten. A page has it when it says the word, or has a figure of that size.
+    Scale(i16),
     /// A figure compared as written, digits and separators: a time (`10:30`), a version
     /// (`1.2.3`), a number past 19 digits. A hash of its text.
     Token(u64),
@@ -264,5 +279,12 @@ mod tests {
         assert_eq!(d(b"25", 1).as_int(), None);
         assert!(Dec::from_digits(b"12345678901234567890", 0).is_none());
         assert_eq!(Val::ratio(2, 6), Val::Ratio(1, 3));
+        let mags = |d: Dec| d.magnitudes().collect::<Vec<_>>();
+        assert_eq!(mags(d(b"25", 1).scaled(9)), [9]);
+        assert_eq!(mags(Dec::int(250_000)), [3, 2]);
+        assert_eq!(mags(Dec::int(300)), [2]);
+        assert_eq!(mags(Dec::int(4000)), [3]);
+        assert_eq!(mags(Dec::int(42)), Vec::<i16>::new());
+        assert_eq!(mags(d(b"12", 3)), Vec::<i16>::new());
     }
 }
