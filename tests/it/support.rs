@@ -93,7 +93,10 @@ The Nordic Institute measured the lake on 2024-03-15.[1]\n";
     let path = draft(&sb, "report.md", body);
     let (code, out, err) = verify(&sb, &path, &["--support", "--strict"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("0 unsupported; 0 sentence(s) unchecked"), "{out}");
+    assert!(
+        out.contains("0 unsupported; 0 sentence(s) unchecked"),
+        "{out}"
+    );
     assert!(out.ends_with("citations OK\n"), "{out}");
 }
 
@@ -101,11 +104,23 @@ The Nordic Institute measured the lake on 2024-03-15.[1]\n";
 fn each_kind_of_drift_fails() {
     let sb = ledger();
     for (sentence, written) in [
-        ("The lake froze on 16 March 2024.[1]", "date \"16 March 2024\""),
-        ("The lake froze in April 2024 after all.[1]", "date \"April 2024\""),
-        ("About 2.5 million litres of water turned to ice.[1]", "figure \"2.5 million\""),
+        (
+            "The lake froze on 16 March 2024.[1]",
+            "date \"16 March 2024\"",
+        ),
+        (
+            "The lake froze in April 2024 after all.[1]",
+            "date \"April 2024\"",
+        ),
+        (
+            "About 2.5 million litres of water turned to ice.[1]",
+            "figure \"2.5 million\"",
+        ),
         ("The air was at -21 °C that night.[1]", "figure \"-21 °C\""),
-        ("It was measured over 31 days by the institute.[1]", "figure \"31\""),
+        (
+            "It was measured over 31 days by the institute.[1]",
+            "figure \"31\"",
+        ),
         (
             "Anna Berg said \"the ice sheet grew slower than any model predicted\" then.[1]",
             "quoted phrase \"the ice sheet grew slower than any model predicted\"",
@@ -115,7 +130,9 @@ fn each_kind_of_drift_fails() {
         let (code, _, err) = verify(&sb, &path, &["--support"]);
         assert_eq!(code, 1, "{sentence}: {err}");
         assert!(
-            err.starts_with(&format!("FAIL: {written} is on none of the pages cited ([1])")),
+            err.starts_with(&format!(
+                "FAIL: {written} is on none of the pages cited ([1])"
+            )),
             "{sentence}: {err}"
         );
         assert!(err.ends_with("(line 3)\n"), "{err}");
@@ -138,7 +155,10 @@ fn a_missing_name_is_a_warning_and_strict_fails_it() {
     );
     let (code, _, err) = verify(&sb, &path, &["--support", "--strict"]);
     assert_eq!(code, 1);
-    assert!(err.contains("FAIL: name(s) on none of the pages cited ([1]): \"Borg\""), "{err}");
+    assert!(
+        err.contains("FAIL: name(s) on none of the pages cited ([1]): \"Borg\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -155,10 +175,16 @@ fn a_sentence_whose_sources_have_no_page_text_is_unchecked() {
         out.contains("warn: 1 cited sentence(s) not checked for support: no page text is stored for [2] — store each page's text with `cite add URL --snapshot PAGE` (or quote it with `cite quote ID --text \"WORDS\" --from PAGE`) (line 3)\n"),
         "{out}"
     );
-    assert!(out.contains("; 1 sentence(s) unchecked (no page text)"), "{out}");
+    assert!(
+        out.contains("; 1 sentence(s) unchecked (no page text)"),
+        "{out}"
+    );
     let (code, _, err) = verify(&sb, &path, &["--support", "--strict"]);
     assert_eq!(code, 1);
-    assert!(err.contains("FAIL: 1 cited sentence(s) not checked for support"), "{err}");
+    assert!(
+        err.contains("FAIL: 1 cited sentence(s) not checked for support"),
+        "{err}"
+    );
     // A figure none of the checked pages has names the one without page text too.
     let path = draft(
         &sb,
@@ -167,7 +193,9 @@ fn a_sentence_whose_sources_have_no_page_text_is_unchecked() {
     );
     let (_, _, err) = verify(&sb, &path, &["--support"]);
     assert!(
-        err.starts_with("FAIL: figure \"7.5%\" is on none of the pages cited ([1]; no page text for [2])"),
+        err.starts_with(
+            "FAIL: figure \"7.5%\" is on none of the pages cited ([1]; no page text for [2])"
+        ),
         "{err}"
     );
 }
@@ -192,7 +220,14 @@ fn json_reports_each_cited_sentence() {
             &support["unsupported"],
             &support["names_missing"]
         ),
-        (&json!(2), &json!(1), &json!(2), &json!(1), &json!(1), &json!(1))
+        (
+            &json!(2),
+            &json!(1),
+            &json!(2),
+            &json!(1),
+            &json!(1),
+            &json!(1)
+        )
     );
     assert_eq!(
         support["sentences"][0],
@@ -241,8 +276,16 @@ fn verify_without_support_is_unchanged() {
     );
     let report = json_report(&sb, &path, &[]);
     assert_eq!(report.get("support"), None, "{report}");
-    let keys: Vec<&str> = report.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["stats", "counts", "errors", "warnings", "info", "exit_code"]);
+    let keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        ["stats", "counts", "errors", "warnings", "info", "exit_code"]
+    );
 }
 
 #[test]
@@ -269,7 +312,10 @@ fn quotes_and_their_pages_are_page_text_and_a_retracted_one_is_not() {
     sb.ok(&["retract", "1", "--quote", "1", "--reason", "wrong lake"]);
     let (code, out, _) = verify(&sb, &path, &["--support"]);
     assert_eq!(code, 0);
-    assert!(out.contains("not checked for support: no page text is stored for [1]"), "{out}");
+    assert!(
+        out.contains("not checked for support: no page text is stored for [1]"),
+        "{out}"
+    );
 
     // A quote imported from sources.py, with no page text, is the page text.
     let sb = Sandbox::new();
@@ -327,8 +373,7 @@ struct Case {
 fn cases() -> Vec<Case> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/support");
     let all: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
     all.iter()
         .map(|c| Case {
             page: c["page"].as_str().unwrap().parse().unwrap(),
@@ -388,7 +433,10 @@ fn labelled_cases_from_real_pages_meet_the_targets() {
             faithful += 1;
             if !unsupported.is_empty() || !names.is_empty() {
                 flagged += 1;
-                notes.push(format!("flagged: {unsupported:?} {names:?} in {:?}", c.text));
+                notes.push(format!(
+                    "flagged: {unsupported:?} {names:?} in {:?}",
+                    c.text
+                ));
             }
         } else {
             drifted += 1;
@@ -397,7 +445,9 @@ fn labelled_cases_from_real_pages_meet_the_targets() {
             let hit = unsupported
                 .iter()
                 .any(|u| u.contains(&c.drifted) || c.drifted.contains(u))
-                || names.iter().any(|n| c.drifted.contains(n));
+                || names
+                    .iter()
+                    .any(|n| n.contains(&c.drifted) || c.drifted.contains(n));
             if hit {
                 caught += 1;
                 entry.1 += 1;
@@ -417,6 +467,12 @@ fn labelled_cases_from_real_pages_meet_the_targets() {
         eprintln!("  {n}");
     }
     assert!(faithful >= 100 && drifted >= 100, "{faithful} / {drifted}");
-    assert!(false_alarms <= 0.05, "{flagged} of {faithful} faithful sentences flagged");
-    assert!(catch >= 0.95, "{caught} of {drifted} drifted sentences caught");
+    assert!(
+        false_alarms <= 0.05,
+        "{flagged} of {faithful} faithful sentences flagged"
+    );
+    assert!(
+        catch >= 0.95,
+        "{caught} of {drifted} drifted sentences caught"
+    );
 }

@@ -550,20 +550,39 @@ pub fn summarize(draft: &str) -> Summary<'_> {
 /// [`summarize`], keeping the sentences that cite an id too, with their text: what
 /// `verify --support` checks against the pages they cite. Only those are kept, each a
 /// slice of the draft and its ids.
+///
+/// A cited sentence's text takes in what opens its line before it and is too short to
+/// be a sentence (`On Sept.` of `On Sept. 6, 2022 the bank moved.[1]`, split at the
+/// abbreviation's full stop), so that the figures and names it shows are read whole.
 pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
     struct Keep<'a> {
+        draft: &'a str,
         summary: Summary<'a>,
         cited: Vec<Sentence<'a>>,
+        /// Where the last sentence ended, in the draft.
+        last_end: usize,
     }
     impl<'a> Visit<'a> for Keep<'a> {
         fn citation(&mut self, c: Citation) {
             self.summary.citation(c);
         }
-        fn sentence(&mut self, s: Sentence<'a>) {
+        fn sentence(&mut self, mut s: Sentence<'a>) {
             self.summary.sentences.add(&s);
-            if !s.cited.is_empty() {
-                self.cited.push(s);
+            let start = s.text.as_ptr() as usize - self.draft.as_ptr() as usize;
+            let end = start + s.text.len();
+            let line_start = self.draft[..start].rfind('\n').map_or(0, |i| i + 1);
+            let from = line_start.max(self.last_end.min(start));
+            self.last_end = end;
+            if s.cited.is_empty() {
+                return;
             }
+            let lead_in = &self.draft[from..start];
+            let fragment = lead_in.trim().trim_start_matches(['>', ' ']);
+            if !fragment.is_empty() && !fragment.contains(['[', '`', '<']) {
+                let at = start - fragment.len() - (lead_in.len() - lead_in.trim_end().len());
+                s.text = &self.draft[at..end];
+            }
+            self.cited.push(s);
         }
         fn listed(&mut self, entry: BlockEntry<'a>) {
             self.summary.listed(entry);
@@ -576,8 +595,10 @@ pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
         }
     }
     let mut keep = Keep {
+        draft,
         summary: Summary::default(),
         cited: Vec::new(),
+        last_end: 0,
     };
     let outline = walk(draft, &mut keep);
     let mut summary = keep.summary;

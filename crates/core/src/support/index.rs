@@ -111,8 +111,7 @@ impl Sink for Indexer<'_> {
             return;
         };
         self.index.letters[Script::of(first) as usize] += word.chars().count();
-        // A name is written with a capital: `clinical` on a page is not `Clinical`.
-        if self.wanted.is_empty() || !first.is_uppercase() {
+        if self.wanted.is_empty() {
             return;
         }
         self.folded.clear();
@@ -122,9 +121,12 @@ impl Sink for Indexer<'_> {
         } else {
             self.folded.push_str(&fold(word));
         }
+        // A name is written with a capital: `clinical` on a page is not `Clinical`.
         let names = &mut self.index.names;
         self.wanted
-            .matches(&self.folded, &mut |n| names[n as usize] = true);
+            .matches(&self.folded, first.is_uppercase(), &mut |n| {
+                names[n as usize] = true
+            });
     }
 }
 

@@ -370,10 +370,10 @@ fn claims_of<'s>(text: &'s str, wanted: &mut Wanted) -> Claim<'s> {
         })
     };
     let names = names
-        .names
+        .names(text)
         .into_iter()
-        .filter(|n| !in_phrase(n))
-        .map(|n| (n, wanted.add(&fold(n))))
+        .filter(|(n, _)| !in_phrase(n))
+        .map(|(n, loose)| (n, wanted.add(&fold(n), loose)))
         .collect();
     Claim {
         facts,

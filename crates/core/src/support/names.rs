@@ -63,19 +63,28 @@ fn stem_of(folded: &str) -> Option<String> {
 /// The names every sentence asks for, each with a number, to be looked for on pages.
 #[derive(Debug, Default)]
 pub(crate) struct Wanted {
+    /// Names a page must write with a capital.
     exact: HashMap<String, u32>,
     stems: HashMap<String, u32>,
+    /// Names that open a sentence, where the capital says nothing: any case will do.
+    loose: HashMap<String, u32>,
     count: u32,
 }
 
 impl Wanted {
-    /// The number of the folded name `folded`, added if new.
-    pub fn add(&mut self, folded: &str) -> u32 {
-        if let Some(&n) = self.exact.get(folded) {
+    /// The number of the folded name `folded`, added if new; `loose`: it opened its
+    /// sentence, so a page word in any case is it.
+    pub fn add(&mut self, folded: &str, loose: bool) -> u32 {
+        let map = if loose { &self.loose } else { &self.exact };
+        if let Some(&n) = map.get(folded) {
             return n;
         }
         let n = self.count;
         self.count += 1;
+        if loose {
+            self.loose.insert(folded.to_string(), n);
+            return n;
+        }
         self.exact.insert(folded.to_string(), n);
         if let Some(stem) = stem_of(folded) {
             self.stems.insert(stem, n);
@@ -92,8 +101,14 @@ impl Wanted {
     }
 
     /// The names a page word (folded) is: itself, and the declining names it is a
-    /// form of.
-    pub fn matches(&self, folded: &str, found: &mut dyn FnMut(u32)) {
+    /// form of; `capital`: the page writes it with one.
+    pub fn matches(&self, folded: &str, capital: bool, found: &mut dyn FnMut(u32)) {
+        if let Some(&n) = self.loose.get(folded) {
+            found(n);
+        }
+        if !capital {
+            return;
+        }
         if let Some(&n) = self.exact.get(folded) {
             found(n);
         }
@@ -112,20 +127,136 @@ impl Wanted {
     }
 }
 
+/// Words that open a sentence or clause with a capital and are no names, though a
+/// capitalized word follows them (`The RBA`, `In Europe`, `On Tuesday`).
+const NOT_NAMES_AT_START: &[&str] = &[
+    "a",
+    "about",
+    "according",
+    "after",
+    "all",
+    "also",
+    "although",
+    "an",
+    "and",
+    "around",
+    "as",
+    "at",
+    "because",
+    "before",
+    "both",
+    "but",
+    "by",
+    "during",
+    "each",
+    "early",
+    "even",
+    "every",
+    "for",
+    "from",
+    "he",
+    "her",
+    "his",
+    "however",
+    "if",
+    "in",
+    "into",
+    "it",
+    "its",
+    "last",
+    "later",
+    "like",
+    "many",
+    "meanwhile",
+    "most",
+    "much",
+    "my",
+    "new",
+    "next",
+    "no",
+    "not",
+    "of",
+    "on",
+    "one",
+    "only",
+    "or",
+    "our",
+    "over",
+    "she",
+    "since",
+    "so",
+    "some",
+    "such",
+    "that",
+    "the",
+    "their",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "today",
+    "under",
+    "unlike",
+    "until",
+    "we",
+    "what",
+    "when",
+    "where",
+    "whether",
+    "which",
+    "while",
+    "who",
+    "with",
+    "within",
+    "without",
+    "yet",
+    "you",
+];
+
 /// Collects the names of a sentence as a scan hands out its words.
 #[derive(Default)]
 pub(crate) struct SentenceNames<'s> {
-    pub names: Vec<&'s str>,
+    /// Each word: as written in the sentence, whether it opens a sentence or clause,
+    /// and where it ends.
+    words: Vec<(&'s str, bool, usize)>,
 }
 
 impl<'s> SentenceNames<'s> {
     pub fn see(&mut self, text: &'s str, word: &str, start: usize, lead: bool) {
-        if !lead && is_name(word) {
-            let w = &text[start..start + word.len()];
-            if !self.names.contains(&w) {
-                self.names.push(w);
+        let w = &text[start..start + word.len()];
+        self.words.push((w, lead, start + word.len()));
+    }
+
+    /// The names, each once, with whether it opens its sentence or clause (`loose`): a
+    /// capitalized word anywhere else, and one at the start when it is the first of a
+    /// run of capitalized words (`Philip Lowe said`) or possessive (`Lowe's board`), and
+    /// not a word that opens sentences (`The RBA`).
+    pub fn names(&self, text: &str) -> Vec<(&'s str, bool)> {
+        let mut out: Vec<(&'s str, bool)> = Vec::new();
+        for (k, &(w, lead, end)) in self.words.iter().enumerate() {
+            if !is_name(w) {
+                continue;
+            }
+            if lead {
+                let folded = fold(w);
+                let possessive = folded.len() < w.to_lowercase().len();
+                let run = self.words.get(k + 1).is_some_and(|&(next, next_lead, _)| {
+                    let next_start = next.as_ptr() as usize - text.as_ptr() as usize;
+                    !next_lead && is_name(next) && text[end..next_start].chars().all(|c| c == ' ')
+                });
+                if !(run || possessive) || NOT_NAMES_AT_START.contains(&folded.as_str()) {
+                    continue;
+                }
+            }
+            if !out.iter().any(|&(n, _)| n == w) {
+                out.push((w, lead));
             }
         }
+        out
     }
 }
 
@@ -142,6 +273,24 @@ impl Sink for Words<'_, '_> {
     }
     fn word(&mut self, word: &str, start: usize, lead: bool) {
         self.names.see(self.text, word, start, lead);
+    }
+}
+
+impl SentenceNames<'_> {
+    #[cfg(test)]
+    fn of(text: &str) -> Vec<(&str, bool)> {
+        let mut names = SentenceNames::default();
+        let mut facts = Vec::new();
+        super::scan::scan(
+            text,
+            super::scan::Side::Sentence,
+            &mut Words {
+                text,
+                names: &mut names,
+                facts: &mut facts,
+            },
+        );
+        names.names(text)
     }
 }
 
@@ -165,15 +314,37 @@ mod tests {
     #[test]
     fn declining_names_match_their_forms() {
         let mut w = Wanted::default();
-        let n = w.add(&fold("Москва"));
+        let n = w.add(&fold("Москва"), false);
         let mut hits = Vec::new();
-        w.matches("москвы", &mut |k| hits.push(k));
+        w.matches("москвы", true, &mut |k| hits.push(k));
         assert_eq!(hits, [n]);
-        let m = w.add("lowe");
+        let m = w.add("lowe", false);
         hits.clear();
-        w.matches("lowry", &mut |k| hits.push(k));
+        w.matches("lowry", true, &mut |k| hits.push(k));
         assert!(hits.is_empty());
-        w.matches("lowe", &mut |k| hits.push(k));
+        w.matches("lowe", false, &mut |k| hits.push(k));
+        assert!(hits.is_empty());
+        w.matches("lowe", true, &mut |k| hits.push(k));
         assert_eq!(hits, [m]);
+        // At a sentence's start, any case will do.
+        let l = w.add("rates", true);
+        hits.clear();
+        w.matches("rates", false, &mut |k| hits.push(k));
+        assert_eq!(hits, [l]);
+    }
+
+    #[test]
+    fn a_name_opening_a_sentence_is_one_when_a_capital_or_possessive_follows() {
+        assert_eq!(
+            SentenceNames::of("Philip Lowe said the RBA would act."),
+            [("Philip", true), ("Lowe", false), ("RBA", false)]
+        );
+        assert_eq!(SentenceNames::of("Lowe's board acted."), [("Lowe's", true)]);
+        assert_eq!(SentenceNames::of("Lowe said so again."), []);
+        assert_eq!(
+            SentenceNames::of("The RBA acted. In Europe it rained."),
+            [("RBA", false), ("Europe", false)]
+        );
+        assert_eq!(SentenceNames::of("Rates rose in May."), []);
     }
 }
