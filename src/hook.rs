@@ -35,9 +35,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use cite_ledger::Source;
 use cite_ledger::ingest::{self, Found, Skipped};
 use cite_ledger::url;
+use cite_ledger::{LookAlike, Source};
 
 /// What a hook payload asks of the ledger.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,6 +167,8 @@ fn web_fetch(input: Option<&Value>, response: Option<&RawValue>) -> (Vec<Found>,
                 given: given.to_string(),
                 url: canonical,
                 title: String::new(),
+                // WebFetch's result is a model's answer about the page, not the page.
+                page: None,
             }],
             Vec::new(),
         ),
@@ -207,8 +209,14 @@ pub fn route_of(tool: &str) -> String {
 pub const LISTED_AT_MOST: usize = 30;
 
 /// The text the model reads after the tool's result: each source's id and how to cite
-/// it, `[7] https://… — cite it as [7]`, with the title when there is one.
-pub fn context_for_model(tool: &str, ledger: &dyn std::fmt::Display, sources: &[Source]) -> String {
+/// it, `[7] https://… — cite it as [7]`, with the title when there is one, and the
+/// source registered before that it looks like (issue 19), if any.
+pub fn context_for_model(
+    tool: &str,
+    ledger: &dyn std::fmt::Display,
+    sources: &[Source],
+    looks_like: &[LookAlike],
+) -> String {
     let mut text = format!(
         "cite registered the sources of this {tool} call in the citation ledger {}. \
          Cite a claim taken from one by its id, right after the sentence; never type a URL \
@@ -222,6 +230,12 @@ pub fn context_for_model(tool: &str, ledger: &dyn std::fmt::Display, sources: &[
             text.push_str(&format!("  {}", s.title));
         }
         text.push_str(&format!(" — cite it as [{}]", s.id));
+        if let Some(l) = looks_like.iter().find(|l| l.id == s.id) {
+            text.push_str(&format!(
+                " (it looks like [{}] {}: the same host and path, another query)",
+                l.like_id, l.like_url
+            ));
+        }
     }
     if sources.len() > LISTED_AT_MOST {
         text.push_str(&format!(
@@ -229,7 +243,38 @@ pub fn context_for_model(tool: &str, ledger: &dyn std::fmt::Display, sources: &[
             sources.len() - LISTED_AT_MOST
         ));
     }
+    let (with, without): (Vec<&Source>, Vec<&Source>) = sources.iter().partition(|s| s.page_text);
+    if !with.is_empty() {
+        text.push_str(&format!(
+            "\nPage text is stored for {}: check a quote with `cite quote ID --text \"…\"`, no --from needed.",
+            id_list(&with)
+        ));
+    }
+    // WebFetch hands the model a small model's answer about the page: quoting that
+    // would check a quote against a paraphrase, so it is never stored as the page.
+    if tool == "WebFetch" && !without.is_empty() {
+        text.push_str(&format!(
+            "\nWebFetch answers with a summary written by a model, not the page: no page text was stored for {}. \
+             To quote the page, get its own text with a tool that returns the page (a scrape or extract tool, \
+             or `curl -sL URL > page.txt`), then run `cite quote ID --text \"…\" --from page.txt`, \
+             or store it once with `cite add URL --snapshot page.txt`.",
+            id_list(&without)
+        ));
+    }
     text
+}
+
+/// `[1], [2], [3]`, at most [`LISTED_AT_MOST`] of them, then `, …`.
+fn id_list(sources: &[&Source]) -> String {
+    let mut ids: Vec<String> = sources
+        .iter()
+        .take(LISTED_AT_MOST)
+        .map(|s| format!("[{}]", s.id))
+        .collect();
+    if sources.len() > LISTED_AT_MOST {
+        ids.push("…".into());
+    }
+    ids.join(", ")
 }
 
 /// The hook's answer on stdout, one line: `{"hookSpecificOutput": {"hookEventName":
@@ -327,13 +372,14 @@ mod tests {
             quotes: vec![],
             via: None,
             alias_of: None,
+            page_text: false,
         };
-        let text = context_for_model("WebSearch", &"/l.redb", &[s(7, "Seven"), s(8, "")]);
+        let text = context_for_model("WebSearch", &"/l.redb", &[s(7, "Seven"), s(8, "")], &[]);
         assert!(text.ends_with(
             "\n[7] https://s7.example  Seven — cite it as [7]\n[8] https://s8.example — cite it as [8]"
         ), "{text}");
         let many: Vec<Source> = (1..=40).map(|i| s(i, "")).collect();
-        let text = context_for_model("mcp__x__y", &"/l.redb", &many);
+        let text = context_for_model("mcp__x__y", &"/l.redb", &many, &[]);
         assert_eq!(text.lines().count(), 1 + LISTED_AT_MOST + 1);
         assert!(text.ends_with("… and 10 more: `cite list` shows every id"));
         let answer: Value = serde_json::from_str(&claude_code_answer("ctx")).unwrap();

@@ -45,6 +45,11 @@
 //!   of cited sentences against the cited pages, and the labelled set's rates
 //! - `corrections`: issue 20 — retracting a quote and correcting a title are events; the
 //!   log, show, verify and the MCP tools see them
+//! - `urls`: issue 19 — one page, one id: tracking parameters, http/https twins,
+//!   look-alike notes, credentials never stored or shown, ledgers written before
+//! - `tools`: issue 19 — `ingest` of what the tools agents use answer (Tavily, Exa,
+//!   Firecrawl, Jina, search engines, answer engines, LangChain), the page text it keeps
+//!   and the snippets it does not, through the CLI, MCP and the hook
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
 
@@ -121,3 +126,7 @@ mod support;
 mod syncs;
 #[path = "it/tex.rs"]
 mod tex;
+#[path = "it/tools.rs"]
+mod tools;
+#[path = "it/urls.rs"]
+mod urls;

@@ -1,7 +1,7 @@
 //! Any text as JSON tool output → `find_urls` and `find_urls_in_tool_output`: never a
 //! panic, and what they return keeps the module's promises: every URL found was given as
-//! http(s), is canonical, and appears once; the tool-output walk finds every URL the plain
-//! one finds. The same text as a hook payload → `hook::read_claude_code`: never a panic.
+//! http(s), is canonical, and appears once; page text is never blank; the tool-output walk
+//! finds every URL the plain one finds. The same text as a hook payload → `hook::read_claude_code`: never a panic.
 
 #![no_main]
 
@@ -17,6 +17,11 @@ fn check(found: &[Found], skipped: &[Skipped]) {
         assert!(f.given.starts_with("http://") || f.given.starts_with("https://"));
         assert_eq!(canonicalize(&f.given).as_ref(), Ok(&f.url));
         assert!(seen.insert(&f.url), "{} found twice", f.url);
+        assert!(
+            f.page.as_ref().is_none_or(|p| !p.trim().is_empty()),
+            "blank page text for {}",
+            f.url
+        );
     }
     for s in skipped {
         assert!(canonicalize(&s.given).is_err(), "{} was skipped", s.given);

@@ -48,5 +48,9 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     // read them.
     super::note(env, ignored_title)?;
     super::note(env, render::titles_kept_note(&added.titles_kept, true))?;
-    super::note(env, render::shared_page_note(&added.page_also_stored_for))
+    super::note(env, render::shared_page_note(&added.page_also_stored_for))?;
+    for l in &added.looks_like {
+        super::note(env, Some(render::looks_like_note(l)))?;
+    }
+    Ok(())
 }

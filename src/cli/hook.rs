@@ -67,7 +67,19 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     // `cite` command run by the agent would use; the hook itself may run elsewhere.
     let ledger = match &call.cwd {
         Some(cwd) => match env.ledger.location().file() {
-            Some(path) if path.is_relative() => Ledger::new(cwd.join(path), env.ledger.wait()),
+            Some(path) if path.is_relative() => {
+                // The ledger's own folders are made as for any command, but never the
+                // working folder a payload names: that is the agent's, not ours to make.
+                if !cwd.is_dir() {
+                    return Err(CliError::usage(format!(
+                        "the agent's working folder {} does not exist, so its ledger {} \
+                         was not opened; nothing was registered",
+                        cwd.display(),
+                        path.display()
+                    )));
+                }
+                Ledger::new(cwd.join(path), env.ledger.wait())
+            }
             _ => env.ledger.clone(),
         },
         _ => env.ledger.clone(),
@@ -76,8 +88,13 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         .via
         .clone()
         .unwrap_or_else(|| hook::route_of(&call.tool));
-    let sources = ledger.register_found(&env.ctx, call.found, Some(&via))?;
-    let context = hook::context_for_model(&call.tool, ledger.location(), &sources);
+    let added = ledger.register_found(&env.ctx, call.found, Some(&via))?;
+    let context = hook::context_for_model(
+        &call.tool,
+        ledger.location(),
+        &added.sources,
+        &added.looks_like,
+    );
     writeln!(env.out, "{}", hook::claude_code_answer(&context))?;
     Ok(())
 }

@@ -19,6 +19,9 @@ pub struct Args {
     json: bool,
 }
 
+/// How a quote is checked against page text `ingest` stored, in the CLI's terms.
+const PAGE_TEXT_HOW: &str = "`cite quote ID --text …` checks a quote against it without --from";
+
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let text = read_input(&args.file)?;
     // The URL count is known only once parsed; a large input is a large ingest.
@@ -28,6 +31,10 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
             .ingest_with_progress(&env.ctx, text, args.via.as_deref(), &mut progress)?;
     for s in &ingested.skipped {
         eprintln!("warn: skipped {:?}, not a URL ({})", s.given, s.reason);
+    }
+    // On stderr: stdout keeps `sources.py`'s `[ID] URL` lines, which scripts read.
+    if let Some(note) = render::page_text_note(&ingested.page_text_stored, PAGE_TEXT_HOW) {
+        eprintln!("{note}");
     }
     if args.json {
         render::json_array(env.out, ingested.sources.iter().map(Ok::<_, CliError>))?;

@@ -4,9 +4,14 @@
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cite_ledger::confined::Folder;
 
 use crate::mcp::Server;
-use crate::mcp::http::{HttpOptions, PATH, Token};
+use crate::mcp::files::Files;
+use crate::mcp::http::{HttpOptions, PATH};
+use crate::mcp::token::{Token, TokenFile, Tokens};
 
 use super::{CliError, Env};
 
@@ -41,10 +46,16 @@ pub struct Args {
     #[arg(long, value_name = "[HOST:]PORT", value_parser = parse_listen)]
     http: Option<SocketAddr>,
 
-    /// File holding the bearer token HTTP clients must send (default: $CITE_MCP_TOKEN);
-    /// it must not be readable by other users
+    /// File holding the bearer token HTTP clients must send (default: $CITE_MCP_TOKEN):
+    /// yours, neither readable nor writable by group or others; read again when replaced
     #[arg(long, value_name = "FILE", requires = "http")]
     token_file: Option<PathBuf>,
+
+    /// Let HTTP clients name files inside DIR (and nowhere else) in tool arguments
+    /// (quote's from, verify's path, render's cited_in and replace_in, export's
+    /// cited_in_file); relative paths start in DIR. Without it, HTTP clients name no files
+    #[arg(long, value_name = "DIR", requires = "http")]
+    files: Option<PathBuf>,
 
     /// A browser origin allowed to call the HTTP server, as scheme://host[:port]
     /// (repeatable); requests from other browser origins are refused (403)
@@ -95,7 +106,11 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     // Checked before the runtime starts and before the port is taken: a mistake in the
     // command line is reported as one (exit 2) with nothing listening.
     let http = match args.http {
-        Some(addr) => Some((addr, token(args.token_file.as_deref())?)),
+        Some(addr) => Some((
+            addr,
+            tokens(args.token_file.as_deref())?,
+            files(args.files.as_deref())?,
+        )),
         None => None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -107,10 +122,11 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let server = Server::new(ledger.clone());
     let served = match http {
         None => runtime.block_on(server.serve_stdio()),
-        Some((addr, token)) => {
+        Some((addr, tokens, files)) => {
             let listener = listen(addr)?;
+            let server = server.with_files(files);
             let options = HttpOptions {
-                token,
+                tokens,
                 allowed_origins: args.allow_origin.clone(),
                 log: Box::new(|line| eprintln!("{line}")),
             };
@@ -145,44 +161,38 @@ fn listen(addr: SocketAddr) -> Result<TcpListener, CliError> {
     Ok(listener)
 }
 
-/// The bearer token: the contents of `file` (a final newline dropped), else
-/// `$CITE_MCP_TOKEN`. Serving without one is refused.
-fn token(file: Option<&Path>) -> Result<Token, CliError> {
-    let (secret, from) = match file {
-        Some(path) => (read_token_file(path)?, format!("in {}", path.display())),
-        None => match std::env::var(TOKEN_VAR) {
-            Ok(s) if !s.is_empty() => (s, format!("in ${TOKEN_VAR}")),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(CliError::usage(format!("${TOKEN_VAR} is not valid UTF-8")));
-            }
-            _ => {
-                return Err(CliError::usage(format!(
-                    "cite mcp --http needs a bearer token for its clients: pass --token-file FILE or set {TOKEN_VAR} (e.g. to the output of `openssl rand -hex 32`)"
-                )));
-            }
-        },
+/// Which files HTTP clients may name: those inside `dir`, or none.
+fn files(dir: Option<&Path>) -> Result<Files, CliError> {
+    let Some(dir) = dir else {
+        return Ok(Files::None);
     };
-    // A trailing newline is how editors and `echo` end the file; it is not part of the
-    // token a client will send.
-    let secret = secret.strip_suffix('\n').unwrap_or(&secret);
-    let secret = secret.strip_suffix('\r').unwrap_or(secret);
-    Token::new(secret).map_err(|why| CliError::usage(format!("{why} ({from})")))
+    Folder::open(dir)
+        .map(|folder| Files::Inside(Arc::new(folder)))
+        .map_err(|why| {
+            CliError::usage(format!("--files {why}"))
+                .hint("give the folder whose files HTTP clients may name")
+        })
 }
 
-/// Reads the token file, refusing one that other users can read: the token grants
-/// write access to the ledger.
-fn read_token_file(path: &Path) -> Result<String, CliError> {
-    use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::metadata(path).map_err(|e| CliError::unreadable(path, &e))?;
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o004 != 0 {
-        return Err(CliError::usage(format!(
-            "the token file {} is readable by other users (mode {mode:03o}): run `chmod 600 {}`",
-            path.display(),
-            path.display()
-        )));
+/// The bearer token: the one `file` holds (read again when it is replaced), else
+/// `$CITE_MCP_TOKEN`. Serving without one is refused.
+fn tokens(file: Option<&Path>) -> Result<Tokens, CliError> {
+    if let Some(path) = file {
+        return TokenFile::open(path)
+            .map(Tokens::File)
+            .map_err(CliError::usage);
     }
-    Ok(cite_ledger::input::read_text(path)?)
+    match std::env::var(TOKEN_VAR) {
+        Ok(s) if !s.is_empty() => Token::from_text(&s, &format!("in ${TOKEN_VAR}"))
+            .map(Tokens::Fixed)
+            .map_err(CliError::usage),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err(CliError::usage(format!("${TOKEN_VAR} is not valid UTF-8")))
+        }
+        _ => Err(CliError::usage(format!(
+            "cite mcp --http needs a bearer token for its clients: pass --token-file FILE or set {TOKEN_VAR} (e.g. to the output of `openssl rand -hex 32`)"
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -3,9 +3,19 @@
 //!
 //! One endpoint, [`PATH`]. Every request must carry `Authorization: Bearer TOKEN`; one
 //! without it, or with another token, is answered 401 before its body is read or any
-//! other check runs, so it starts no tool and writes nothing. Then rmcp's transport
-//! checks the `Host` and `Origin` headers (403) and serves the request with a clone of
-//! the same [`Server`] the stdio transport serves: same tool router, same answers.
+//! other check runs, so it starts no tool and writes nothing, and its connection is
+//! closed (each guess costs a connection). Then rmcp's transport checks the `Host` and
+//! `Origin` headers (403) and serves the request with a clone of the same [`Server`]
+//! the stdio transport serves: same tool router, same answers. The one exception to
+//! the token is `GET /health` ([`HEALTH`]), for load balancers: it says the server is
+//! up and nothing else.
+//!
+//! Safe to expose to its token holders, and only to them: the token is read again when
+//! its file is replaced ([`super::token`]); connections are capped, those without the
+//! token more tightly, so idle sockets cannot lock a client out ([`super::slots`]); and
+//! tool arguments that name files are refused unless the server was given a folder
+//! they must stay inside ([`super::files`]) — the token grants the ledger, not the
+//! server's filesystem.
 //!
 //! Stateless (no `Mcp-Session-Id`): each POST is answered on its own, as
 //! `application/json`. The server keeps nothing between calls anyway (see the module
@@ -18,26 +28,25 @@
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{self, HeaderMap, HeaderValue};
-use hyper::{Request, Response, StatusCode};
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::Server;
+use super::slots::{Caps, Conn, Slot, Slots};
+use super::token::{Admission, Tokens};
 
 /// The one path the server answers on; `claude mcp add` and other clients are given
 /// `http://HOST:PORT/mcp`.
 pub const PATH: &str = "/mcp";
-
-/// The shortest token accepted: a client that can reach the port may guess freely, so
-/// the token must be out of reach of guessing (`openssl rand -hex 32` gives 64).
-pub const MIN_TOKEN_LEN: usize = 16;
 
 /// The same limit as a line on stdio (rmcp's `DEFAULT_MAX_LINE_LENGTH`), so a page
 /// snapshot that can be added over stdio can be added over HTTP. rmcp's HTTP default is
@@ -45,63 +54,16 @@ pub const MIN_TOKEN_LEN: usize = 16;
 const MAX_BODY: usize = 16 * 1024 * 1024;
 
 /// A client that opens a connection and sends no complete request head in this time
-/// is dropped, so idle sockets cannot pile up.
+/// is dropped, so idle sockets cannot pile up; the same holds between the requests of
+/// a kept-alive connection.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The bearer token clients must present. Only its BLAKE3 hash is kept: comparing
-/// hashes with [`blake3::Hash`]'s `==`, which is constant-time, makes the check take
-/// the same time wherever a wrong token differs from the right one, and whatever its
-/// length.
-pub struct Token(blake3::Hash);
-
-impl Token {
-    /// Checks a secret: at least [`MIN_TOKEN_LEN`] characters, all visible ASCII (it
-    /// travels in an HTTP header, and a space would split it). Errors are worded for
-    /// the user.
-    pub fn new(secret: &str) -> Result<Token, String> {
-        if secret.is_empty() {
-            return Err("the bearer token is empty".into());
-        }
-        if !secret.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err("the bearer token must be visible ASCII characters, without spaces".into());
-        }
-        if secret.len() < MIN_TOKEN_LEN {
-            return Err(format!(
-                "the bearer token is too short ({} characters): use at least {MIN_TOKEN_LEN}, e.g. from `openssl rand -hex 32`",
-                secret.len()
-            ));
-        }
-        Ok(Token(blake3::hash(secret.as_bytes())))
-    }
-
-    /// Whether `headers` carry this token as `Authorization: Bearer TOKEN`.
-    fn check(&self, headers: &HeaderMap) -> Admission {
-        let Some(value) = headers.get(header::AUTHORIZATION) else {
-            return Admission::NoToken;
-        };
-        // RFC 9110 §11.1: the scheme name is case-insensitive.
-        let presented = value
-            .as_bytes()
-            .split_at_checked(7)
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(b"bearer "))
-            .map(|(_, rest)| rest.trim_ascii());
-        match presented {
-            Some(t) if blake3::hash(t) == self.0 => Admission::Admitted,
-            Some(_) => Admission::WrongToken,
-            None => Admission::NoToken,
-        }
-    }
-}
-
-enum Admission {
-    Admitted,
-    NoToken,
-    WrongToken,
-}
+/// The health check: answered without the token, with no ledger data.
+pub const HEALTH: &str = "/health";
 
 /// How the HTTP server runs, beside the listener.
 pub struct HttpOptions {
-    pub token: Token,
+    pub tokens: Tokens,
     /// Browser origins (`scheme://host:port`) allowed besides the server's own.
     pub allowed_origins: Vec<String>,
     /// Where a line about a refused request or a failed accept goes (the CLI prints it
@@ -130,11 +92,14 @@ impl Server {
             config,
         );
         let gate = Arc::new(Gate {
-            token: options.token,
+            tokens: options.tokens,
             log: options.log,
             mcp,
         });
+        let slots = Slots::new(Caps::for_this_process());
         loop {
+            let closed = slots.room().await;
+            gate.closed_to_make_room(&closed).await;
             let (stream, peer) = match listener.accept().await {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -146,19 +111,9 @@ impl Server {
                     continue;
                 }
             };
-            let gate = gate.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |req| {
-                    let gate = gate.clone();
-                    async move { Ok::<_, Infallible>(gate.respond(req, peer).await) }
-                });
-                // A client that goes away mid-request ends its connection only.
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(HEADER_TIMEOUT)
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
+            let (slot, closed) = slots.hold(peer);
+            gate.closed_to_make_room(&closed).await;
+            tokio::spawn(gate.clone().serve(stream, slot));
         }
     }
 }
@@ -222,7 +177,7 @@ fn own_origins(local: SocketAddr) -> Vec<String> {
 
 /// What every request passes through: the token, the path, then rmcp.
 struct Gate {
-    token: Token,
+    tokens: Tokens,
     log: Box<dyn Fn(String) + Send + Sync>,
     mcp: StreamableHttpService<Server, NeverSessionManager>,
 }
@@ -230,11 +185,62 @@ struct Gate {
 type Body = BoxBody<Bytes, Infallible>;
 
 impl Gate {
-    async fn respond(&self, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
-        // The token comes first, for every path and method: a client without it learns
-        // nothing, not even which paths exist.
-        let refused = match self.token.check(req.headers()) {
+    /// Serves one connection until it ends, times out, or is closed to make room; its
+    /// slot is freed when it ends.
+    async fn serve(self: Arc<Gate>, stream: tokio::net::TcpStream, slot: Slot) {
+        let conn = slot.conn.clone();
+        let service = hyper::service::service_fn(move |req| {
+            let gate = self.clone();
+            let conn = conn.clone();
+            async move { Ok::<_, Infallible>(gate.respond(req, &conn).await) }
+        });
+        let served = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(HEADER_TIMEOUT)
+            .serve_connection(TokioIo::new(stream), service);
+        let mut served = std::pin::pin!(served);
+        let mut closed = std::pin::pin!(slot.conn.closed());
+        // Whichever comes first; the connection's socket is closed as it is dropped,
+        // then its slot freed. (A client that goes away mid-request ends its connection
+        // only.)
+        std::future::poll_fn(|cx| {
+            if served.as_mut().poll(cx).is_ready() || closed.as_mut().poll(cx).is_ready() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+    }
+
+    /// Logs the connections closed to make room, and lets their tasks run so that
+    /// their sockets are closed before another is accepted (on the one thread, the
+    /// accept loop would otherwise take many before they run).
+    async fn closed_to_make_room(&self, peers: &[SocketAddr]) {
+        for peer in peers {
+            (self.log)(format!(
+                "cite mcp: closed the connection from {peer} to make room: it sent no request with the token, and more connections without it were open than the server keeps"
+            ));
+        }
+        if !peers.is_empty() {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    async fn respond(&self, req: Request<Incoming>, conn: &Conn) -> Response<Body> {
+        if req.uri().path() == HEALTH && matches!(*req.method(), Method::GET | Method::HEAD) {
+            return health();
+        }
+        // The token comes first, for every other path and method: a client without it
+        // learns nothing, not even which paths exist.
+        let refused = match self.tokens.check(req.headers(), &*self.log) {
             Admission::Admitted => None,
+            Admission::Unusable => {
+                return plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Service Unavailable: the server's token file cannot be used; its log says why\n",
+                );
+            }
             Admission::NoToken => Some(("no bearer token", r#"Bearer realm="cite""#)),
             Admission::WrongToken => Some((
                 "wrong bearer token",
@@ -243,20 +249,25 @@ impl Gate {
         };
         if let Some((why, challenge)) = refused {
             (self.log)(format!(
-                "cite mcp: refused {} {} from {peer}: {why}",
+                "cite mcp: refused {} {} from {}: {why}",
                 req.method(),
-                req.uri().path()
+                req.uri().path(),
+                conn.peer
             ));
             let mut response = plain(
                 StatusCode::UNAUTHORIZED,
                 "Unauthorized: send Authorization: Bearer TOKEN\n",
             );
-            response.headers_mut().insert(
+            let headers = response.headers_mut();
+            headers.insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(challenge),
             );
+            // One guess per connection: a client without the token keeps no slot.
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
             return response;
         }
+        conn.authenticated();
         if req.uri().path() != PATH {
             return plain(
                 StatusCode::NOT_FOUND,
@@ -265,6 +276,18 @@ impl Gate {
         }
         self.mcp.handle(req).await
     }
+}
+
+/// `{"status":"ok"}`: the server is up and answering. Nothing about the ledger, which
+/// is not even opened for it.
+fn health() -> Response<Body> {
+    let mut response =
+        Response::new(Full::new(Bytes::from_static(b"{\"status\":\"ok\"}\n")).boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 fn plain(status: StatusCode, body: &'static str) -> Response<Body> {
@@ -280,60 +303,6 @@ fn plain(status: StatusCode, body: &'static str) -> Response<Body> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn headers(authorization: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_str(authorization).unwrap(),
-        );
-        h
-    }
-
-    const SECRET: &str = "0123456789abcdef0123";
-
-    #[test]
-    fn the_token_is_checked_whole_and_the_scheme_in_any_case() {
-        let token = Token::new(SECRET).unwrap();
-        let admitted = |a: &str| matches!(token.check(&headers(a)), Admission::Admitted);
-        assert!(admitted(&format!("Bearer {SECRET}")));
-        assert!(admitted(&format!("bearer {SECRET}")));
-        assert!(admitted(&format!("BEARER  {SECRET} ")));
-        assert!(!admitted(&format!("Bearer {SECRET}x")));
-        assert!(!admitted(&format!("Bearer {}", &SECRET[1..])));
-        assert!(!admitted(&format!("Basic {SECRET}")));
-        assert!(!admitted(SECRET));
-        assert!(!admitted("Bearer"));
-        assert!(matches!(token.check(&HeaderMap::new()), Admission::NoToken));
-        assert!(matches!(
-            token.check(&headers("Bearer wrong-token-0000000000")),
-            Admission::WrongToken
-        ));
-    }
-
-    #[test]
-    fn weak_tokens_are_refused() {
-        assert_eq!(Token::new("").err().unwrap(), "the bearer token is empty");
-        assert!(
-            Token::new("short")
-                .err()
-                .unwrap()
-                .contains("too short (5 characters)")
-        );
-        assert!(
-            Token::new("0123456789 abcdef")
-                .err()
-                .unwrap()
-                .contains("without spaces")
-        );
-        assert!(
-            Token::new("0123456789abcdé0")
-                .err()
-                .unwrap()
-                .contains("visible ASCII")
-        );
-        assert!(Token::new(&"x".repeat(MIN_TOKEN_LEN)).is_ok());
-    }
 
     #[test]
     fn own_origins_and_hosts_follow_the_bound_address() {

@@ -27,9 +27,12 @@
 //! Two transports serve the one [`Server`] and its tool router: stdin/stdout
 //! ([`Server::serve_stdio`]) and Streamable HTTP ([`http`], `cite mcp --http`).
 
+pub mod files;
 pub mod http;
 mod lenient;
 pub mod schema;
+mod slots;
+pub mod token;
 pub mod tools;
 pub mod transport;
 
@@ -45,6 +48,7 @@ use serde_json::Value;
 use cite_ledger::app::{self, Failure};
 use cite_ledger::{Context, Ledger};
 
+use files::Files;
 use tools::{
     AddParams, ExportParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams,
     ResetParams, RetitleParams, RetractParams, ShowParams, VerifyParams,
@@ -159,6 +163,8 @@ exports use the new one. Returns `[ID] retitled \"NEW\" (was \"OLD\")`.";
 #[derive(Clone)]
 pub struct Server {
     ledger: Ledger,
+    /// Which files a tool call may name: any on stdio, as `--files` says on HTTP.
+    files: Files,
     tool_router: ToolRouter<Server>,
 }
 
@@ -180,8 +186,14 @@ impl Server {
         }
         Server {
             ledger,
+            files: Files::Any,
             tool_router,
         }
+    }
+
+    /// The same server, letting tool calls name only the files `files` allows.
+    pub fn with_files(self, files: Files) -> Server {
+        Server { files, ..self }
     }
 
     /// The tools as `tools/list` gives them, schemas and all.
@@ -267,7 +279,9 @@ impl Server {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn quote(&self, Parameters(p): Parameters<QuoteParams>) -> CallToolResult {
-        self.call("quote", move |l, c| tools::quote(l, c, p)).await
+        let files = self.files.clone();
+        self.call("quote", move |l, c| tools::quote(l, c, &files, p))
+            .await
     }
 
     #[tool(
@@ -303,7 +317,9 @@ impl Server {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn render(&self, Parameters(p): Parameters<RenderParams>) -> CallToolResult {
-        self.call("render", move |l, _| tools::render(l, p)).await
+        let files = self.files.clone();
+        self.call("render", move |l, _| tools::render(l, &files, p))
+            .await
     }
 
     #[tool(
@@ -312,7 +328,9 @@ impl Server {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn verify(&self, Parameters(p): Parameters<VerifyParams>) -> CallToolResult {
-        self.call("verify", move |l, _| tools::verify(l, p)).await
+        let files = self.files.clone();
+        self.call("verify", move |l, _| tools::verify(l, &files, p))
+            .await
     }
 
     #[tool(
@@ -321,7 +339,9 @@ impl Server {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn export(&self, Parameters(p): Parameters<ExportParams>) -> CallToolResult {
-        self.call("export", move |l, _| tools::export(l, p)).await
+        let files = self.files.clone();
+        self.call("export", move |l, _| tools::export(l, &files, p))
+            .await
     }
 
     #[tool(

@@ -25,14 +25,25 @@ use cite_core::draft::{self, VerifyOptions};
 use cite_core::interop::Format;
 use cite_core::render::{self, sources::Style};
 use cite_ledger::app::export as app_export;
-use cite_ledger::app::input::text_or_file;
 use cite_ledger::app::{Failure, Reading, report};
-use cite_ledger::rewrite::DraftRewrite;
 use cite_ledger::{
-    AddRequest, Attached, Context, Ledger, ListRequest, Source, SourceDetail, check_route,
+    AddRequest, Attached, Context, Ledger, ListRequest, LookAlike, Source, SourceDetail,
+    check_route,
 };
 
+use super::files::{FileArg, Files};
 use super::{lenient, schema};
+
+/// The tool arguments that name files, and what to pass instead when files are off
+/// ([`Files`]).
+const FROM: FileArg = FileArg::new("from", "the page text itself as evidence");
+const VERIFY_PATH: FileArg = FileArg::new("path", "the draft text itself as draft");
+const CITED_IN: FileArg = FileArg::new("cited_in", "the draft text itself as draft");
+const REPLACE_IN: FileArg = FileArg::new(
+    "replace_in",
+    "the draft text itself as draft, and append the block it returns",
+);
+const CITED_IN_FILE: FileArg = FileArg::new("cited_in_file", "the draft text itself as cited_in");
 
 /// A tool's answer: the lines the CLI prints, and the same data as JSON.
 pub struct Done {
@@ -114,6 +125,7 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
     let added = ledger.add(ctx, &req)?;
     let note = render::shared_page_note(&added.page_also_stored_for);
     let kept = render::titles_kept_note(&added.titles_kept, false);
+    let looks_like = added.looks_like.iter().map(render::looks_like_note);
     done(
         lines(
             added
@@ -122,11 +134,13 @@ pub fn add(ledger: &Ledger, ctx: &Context, p: AddParams) -> Outcome {
                 .map(render::id_line)
                 .chain(ignored_title)
                 .chain(kept)
-                .chain(note),
+                .chain(note)
+                .chain(looks_like),
         ),
         &AddOutput {
             sources: added.sources,
             page_also_stored_for: added.page_also_stored_for,
+            looks_like: added.looks_like,
         },
     )
 }
@@ -139,15 +153,24 @@ pub struct AddOutput {
     /// Other sources the `snapshot` page text is also stored for (left out when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub page_also_stored_for: Vec<u64>,
+    /// Sources registered now whose host and path are those of a source registered
+    /// before, with another query: perhaps the same page (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub looks_like: Vec<LookAlike>,
 }
 
 /// Parameters of `ingest`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IngestParams {
-    /// JSON tool output (e.g. a search tool's raw result), as text or as the JSON value
-    /// itself. Every object's first truthy `url`, `link` or `source_url` starting with
-    /// http:// or https:// is registered, titled by its `title` or `name`.
+    /// JSON tool output (e.g. a search, extract or scrape tool's raw result), as text or
+    /// as the JSON value itself. Every object's first truthy `url`, `link` or
+    /// `source_url` starting with http:// or https:// is registered (else its
+    /// `sourceURL`, `uri` or `source`), titled by its `title` or `name`, and so are the
+    /// URL strings of a top-level list or a `citations`, `urls` or `sources` list. Page
+    /// text beside a URL (`raw_content`, `markdown`, `text`, `page_content`, an extract's
+    /// `content`) is stored with its source, so `quote` needs no evidence for it;
+    /// snippets and descriptions are not.
     #[schemars(schema_with = "json_text_or_value")]
     pub json: Value,
     /// Route these sources came from: web, reddit, rss, video, code, x, or any one word.
@@ -171,13 +194,27 @@ pub fn ingest(ledger: &Ledger, ctx: &Context, p: IngestParams) -> Outcome {
             )));
         }
     };
-    let ingested = ledger.ingest(ctx, text, p.via.as_deref())?;
+    let ingested = ledger
+        .ingest(ctx, text, p.via.as_deref())
+        .map_err(|e| match e {
+            // The CLI's wording names its command; a client has tools.
+            cite_ledger::Error::NoUrls => Failure::failed(format!(
+                "no urls found in input — {} — register a page by hand with the add tool",
+                cite_ledger::ingest::LOOKED_FOR
+            ))
+            .without_prefix(),
+            e => e.into(),
+        })?;
     let mut text: Vec<String> = ingested
         .skipped
         .iter()
         .map(|s| format!("warn: skipped {:?}, not a URL ({})", s.given, s.reason))
         .collect();
     text.extend(ingested.sources.iter().map(render::id_line));
+    text.extend(render::page_text_note(
+        &ingested.page_text_stored,
+        "`quote` with the id and text checks a quote against it, no evidence needed",
+    ));
     let skipped = ingested
         .skipped
         .into_iter()
@@ -224,14 +261,16 @@ pub struct QuoteParams {
     /// The fetched page text the quote must appear in.
     pub evidence: Option<String>,
     /// Path of a file holding the fetched page text (instead of `evidence`); relative
-    /// paths are resolved from the server's working folder.
+    /// paths start in the server's working folder. Over HTTP, only inside the folder
+    /// the server was started with (`--files`), where relative paths start.
     pub from: Option<PathBuf>,
 }
 
-pub fn quote(ledger: &Ledger, ctx: &Context, p: QuoteParams) -> Outcome {
-    let page = text_or_file(
+pub fn quote(ledger: &Ledger, ctx: &Context, files: &Files, p: QuoteParams) -> Outcome {
+    let page = files.text_or_file(
         p.evidence,
         p.from,
+        FROM,
         "give the page text as evidence or a file path as from, not both",
         Reading::Text,
     )?;
@@ -390,7 +429,7 @@ pub struct RenderParams {
 /// How `render` refuses a draft given more than one way.
 const ONE_WAY: &str = "give the draft one way: as text (draft), as a file path (cited_in), or as a file to rewrite (replace_in)";
 
-pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
+pub fn render(ledger: &Ledger, files: &Files, p: RenderParams) -> Outcome {
     let only = report::Only::parse(p.only.as_deref(), "only")?;
     let given = [
         p.draft.is_some(),
@@ -405,14 +444,14 @@ pub fn render(ledger: &Ledger, p: RenderParams) -> Outcome {
         .as_deref()
         .map(|path| {
             let rerun = format!("render with replace_in {}", path.display());
-            DraftRewrite::open(path, &rerun)
+            files.rewrite(path, REPLACE_IN, &rerun)
         })
         .transpose()?;
     // Not both: refused above.
-    let draft_text = text_or_file(p.draft, p.cited_in, ONE_WAY, Reading::Text)?;
+    let draft_text = files.text_or_file(p.draft, p.cited_in, CITED_IN, ONE_WAY, Reading::Text)?;
     let cited: Option<BTreeSet<u64>> = rewrite
         .as_ref()
-        .map(DraftRewrite::text)
+        .map(cite_ledger::rewrite::DraftRewrite::text)
         .or(draft_text.as_deref())
         .map(draft::cited_ids);
     let style = p.style.unwrap_or(Style::Markdown);
@@ -534,17 +573,19 @@ pub struct VerifyParams {
     pub epoch: Option<u64>,
 }
 
-pub fn verify(ledger: &Ledger, p: VerifyParams) -> Outcome {
+pub fn verify(ledger: &Ledger, files: &Files, p: VerifyParams) -> Outcome {
     cite_ledger::app::check_min_coverage("min_coverage", p.min_coverage)?;
-    let text = text_or_file(
-        p.draft,
-        p.path.clone(),
-        "give the draft as text (draft) or as a file path (path), not both",
-        Reading::Draft,
-    )?
-    .ok_or_else(|| {
-        Failure::usage("give the draft to check, as text (draft) or as a file path (path)")
-    })?;
+    let text = files
+        .text_or_file(
+            p.draft,
+            p.path.clone(),
+            VERIFY_PATH,
+            "give the draft as text (draft) or as a file path (path), not both",
+            Reading::Draft,
+        )?
+        .ok_or_else(|| {
+            Failure::usage("give the draft to check, as text (draft) or as a file path (path)")
+        })?;
     let view = ledger.view(p.epoch)?;
     let opts = VerifyOptions {
         strict: p.strict,
@@ -597,7 +638,7 @@ pub struct ExportParams {
     pub epoch: Option<u64>,
 }
 
-pub fn export(ledger: &Ledger, p: ExportParams) -> Outcome {
+pub fn export(ledger: &Ledger, files: &Files, p: ExportParams) -> Outcome {
     let narrowing = [
         (p.epoch.is_some(), "epoch"),
         (p.only.is_some(), "only"),
@@ -610,9 +651,10 @@ pub fn export(ledger: &Ledger, p: ExportParams) -> Outcome {
     .find_map(|(given, name)| given.then_some(name));
     app_export::check_whole_log(p.format, narrowing)?;
     let only = report::Only::parse(p.only.as_deref(), "only")?;
-    let draft_text = text_or_file(
+    let draft_text = files.text_or_file(
         p.cited_in,
         p.cited_in_file,
+        CITED_IN_FILE,
         "give the draft as text (cited_in) or as a file path (cited_in_file), not both",
         Reading::Text,
     )?;

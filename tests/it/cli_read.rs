@@ -530,10 +530,14 @@ fn show_prints_the_source_and_its_history() {
     assert_eq!(lines[1], "  epoch:     1");
     assert_eq!(lines[2], "  given as:  HTTPS://A.Example/Doc/#intro");
     assert_eq!(lines[3], "  accessed:  2024-03-04");
-    assert_eq!(lines[4], "history:");
-    assert_eq!(lines.len(), 7, "{out}");
-    assert!(lines[5].starts_with("  #1 ") && lines[5].contains("added [1] https://a.example/Doc"));
-    assert!(lines[6].starts_with("  #2 ") && lines[6].contains("titled [1] \"The doc\""));
+    assert_eq!(
+        lines[4],
+        "  page text: none — a quote needs the page's text given with it"
+    );
+    assert_eq!(lines[5], "history:");
+    assert_eq!(lines.len(), 8, "{out}");
+    assert!(lines[6].starts_with("  #1 ") && lines[6].contains("added [1] https://a.example/Doc"));
+    assert!(lines[7].starts_with("  #2 ") && lines[7].contains("titled [1] \"The doc\""));
 }
 
 #[test]

@@ -459,7 +459,12 @@ fn ingest_without_urls_says_so_bare() {
             .assert()
             .code(1)
             .stdout("")
-            .stderr("no urls found in input\n");
+            // sources.py's words, bare, then (issue 19) what was looked for, on one line.
+            .stderr(predicate::str::starts_with("no urls found in input — "))
+            .stderr(predicate::str::ends_with(
+                " — to register a page by hand, run `cite add URL`\n",
+            ))
+            .stderr(predicate::function(|e: &str| e.lines().count() == 1));
     }
     assert!(!sb.ledger.exists());
 }

@@ -31,6 +31,8 @@ fn a_version_1_ledger_reads_as_it_was_written() {
     // `list1.json` gained each quote's `number` on purpose (issue 20: `retract` takes it).
     // `log.json` is this build's reading, updated on purpose when a listing started to
     // give a transaction's origin once (issue 8): records 3 and 6 point at 2 and 5.
+    // `list1.json` likewise, when `list --json` started to say which sources have page
+    // text (issue 19): [4] was added with `--snapshot`.
     assert_eq!(sb.ok(&["log", "--json"]), fixture_text("log.json"));
     let audit = sb.ok(&["audit"]);
     assert!(audit.starts_with("audit OK: 8 records"), "{audit}");

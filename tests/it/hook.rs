@@ -112,7 +112,12 @@ fn webfetch_registers_the_fetched_url_and_tells_the_model_its_id() {
             "cite registered the sources of this WebFetch call in the citation ledger {ledger}. \
              Cite a claim taken from one by its id, right after the sentence; never type a URL \
              or an id the ledger did not give:\n\
-             [2] https://physics.example.org/water/density-anomaly — cite it as [2]"
+             [2] https://physics.example.org/water/density-anomaly — cite it as [2]\n\
+             WebFetch answers with a summary written by a model, not the page: no page text \
+             was stored for [2]. To quote the page, get its own text with a tool that returns \
+             the page (a scrape or extract tool, or `curl -sL URL > page.txt`), then run \
+             `cite quote ID --text \"…\" --from page.txt`, or store it once with \
+             `cite add URL --snapshot page.txt`."
         )
     );
     // The page asked for, not URLs the summary mentions.
@@ -199,7 +204,7 @@ fn the_same_call_twice_gives_the_same_ids() {
     assert_eq!(first, again);
     // A WebFetch of a page a search found gets the search's id.
     let fetched = context_of(&hook(&sb, &read_fixture("webfetch.json")));
-    assert!(fetched.ends_with("[1] https://physics.example.org/water/density-anomaly  The density anomaly of water — cite it as [1]"), "{fetched}");
+    assert!(fetched.contains("\n[1] https://physics.example.org/water/density-anomaly  The density anomaly of water — cite it as [1]\n"), "{fetched}");
     assert_eq!(sources(&sb).len(), 3);
 }
 
@@ -451,4 +456,33 @@ fn a_relative_ledger_path_is_the_ledger_in_the_agents_working_folder() {
     let out = hook(&sb, payload.to_string().as_bytes());
     context_of(&out);
     assert!(sb.ledger.exists());
+}
+
+#[test]
+fn a_working_folder_that_does_not_exist_is_one_line_and_creates_nothing() {
+    // Issue 25: a payload's `cwd` joined to a relative ledger path made the whole
+    // folder tree, wherever the payload pointed.
+    let sb = Sandbox::new();
+    let missing = sb.path().join("gone").join("project");
+    let mut payload: Value = serde_json::from_slice(&read_fixture("webfetch.json")).unwrap();
+    payload["cwd"] = json!(missing);
+    let out = Outcome::from_output(
+        cite_bin()
+            .current_dir(sb.path())
+            .args(["--ledger", "notes/l.redb", "hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap(),
+        Duration::ZERO,
+    );
+    let line = assert_one_line_error(&out, "missing cwd");
+    assert_eq!(
+        line,
+        format!(
+            "cite hook: the agent's working folder {} does not exist, so its ledger \
+             notes/l.redb was not opened; nothing was registered",
+            missing.display()
+        )
+    );
+    assert!(!sb.path().join("gone").exists(), "no folder was made");
 }

@@ -394,3 +394,147 @@ fn a_waiter_that_gave_up_never_keeps_the_lock() {
     drop(again);
     lock::acquire(&sb.ledger, LockMode::Maintenance, Duration::from_secs(2)).expect("free");
 }
+
+/// A process of another program holding a lock on the ledger file itself, `flock` or a
+/// POSIX `lockf` (Python's `fcntl`, the calls util-linux's `flock` and any program make),
+/// as any user who can read the file can take.
+fn foreign_lock(ledger: &Path, kind: &str) -> Child {
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import fcntl, sys, time\n\
+             f = open(sys.argv[1], 'r')\n\
+             if sys.argv[2] == 'flock':\n    fcntl.flock(f, fcntl.LOCK_EX)\n\
+             else:\n    f = open(sys.argv[1], 'r+'); fcntl.lockf(f, fcntl.LOCK_EX)\n\
+             print('held', flush=True)\n\
+             time.sleep(60)",
+        ])
+        .arg(ledger)
+        .arg(kind)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run python3");
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, "held\n", "{kind} did not take its lock");
+    child
+}
+
+#[test]
+fn a_foreign_lock_on_the_ledger_file_is_busy_not_damage() {
+    // Issue 25: `flock -x l.redb sleep 10` made `add` fail at once with "unsupported or
+    // damaged … restore it from a backup", and `audit` print FAIL.
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example"]);
+    for kind in ["flock", "lockf"] {
+        let mut holder = foreign_lock(&sb.ledger, kind);
+        for args in [
+            &["--wait", "1", "add", "https://b.example"][..],
+            &["--wait", "1", "audit"][..],
+        ] {
+            let (code, stdout, stderr, took) = run(&sb, args);
+            let what = format!("{kind}, {args:?}");
+            assert_eq!((code, stdout.as_str()), (1, ""), "{what}: {stderr}");
+            assert!(
+                stderr.starts_with("error: ledger busy: "),
+                "{what}: {stderr}"
+            );
+            let pid = format!("pid {}", holder.id());
+            assert!(stderr.contains(&pid), "{what}: must name {pid}: {stderr}");
+            for wrong in ["damaged", "backup", "FAIL"] {
+                assert!(!stderr.contains(wrong), "{what}: {stderr}");
+            }
+            assert!(
+                took >= Duration::from_millis(950),
+                "{what}: gave up after {took:?}"
+            );
+        }
+        holder.kill().unwrap();
+        holder.wait().unwrap();
+        assert_eq!(sb.ok(&["--wait", "5", "list"]), "[1] https://a.example\n");
+    }
+    assert_eq!(
+        sb.ok(&["add", "https://b.example"]),
+        "[2] https://b.example\n"
+    );
+}
+
+/// The mode a lock file should have for a ledger of mode `ledger`: read and write for
+/// each class that may write the ledger, nothing for the others.
+fn lock_mode_for(ledger: u32) -> u32 {
+    [0o200, 0o020, 0o002]
+        .iter()
+        .filter(|w| ledger & *w != 0)
+        .map(|w| w | (w << 1))
+        .fold(0o600, |m, rw| m | rw)
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn only_users_who_may_write_the_ledger_can_open_its_lock_file() {
+    // Issue 25: the lock file was 0644 from the umask, so any user who could read the
+    // folder could open it and hold `flock(LOCK_EX)` on it, keeping every writer out.
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://a.example"]);
+    let lock = lock::lock_path(&sb.ledger);
+    assert_eq!(mode(&lock), lock_mode_for(mode(&sb.ledger)), "made so");
+    for (ledger, expected) in [(0o664, 0o660), (0o644, 0o600), (0o666, 0o666)] {
+        chmod(&sb.ledger, ledger);
+        chmod(&lock, 0o644); // as an earlier version made it
+        sb.ok(&["add", "https://a.example"]);
+        assert_eq!(mode(&lock), expected, "ledger {ledger:o}");
+    }
+    chmod(&sb.ledger, 0o644);
+    sb.ok(&["add", "https://a.example"]);
+    let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    if root {
+        // Another user (nobody) cannot open it at all, so cannot lock it.
+        use std::os::unix::process::CommandExt;
+        let out = Command::new("python3")
+            .args(["-c", "import sys; open(sys.argv[1], 'r')"])
+            .arg(&lock)
+            .uid(65534)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("PermissionError"), "{stderr}");
+
+        // A writer of the ledger whose lock file is still an earlier version's 0644 is
+        // told what to ask for, not let in through a read-only descriptor.
+        chmod(sb.path(), 0o777);
+        chmod(&sb.ledger, 0o666);
+        chmod(&lock, 0o644);
+        let out = Command::new(assert_cmd::cargo::cargo_bin("cite"))
+            .arg("--ledger")
+            .arg(&sb.ledger)
+            .args(["--wait", "1", "add", "https://b.example"])
+            .uid(65534)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(
+            stderr,
+            format!(
+                "error: cannot write the lock file {} — every writer of a ledger must be \
+                 able to write its lock file (or anyone who can read it could hold the \
+                 lock): ask its owner to give you write access to the ledger, then the \
+                 owner's next `cite` command opens the lock file to you too (for a group: \
+                 `chmod g+w LEDGER`)\n",
+                lock.display()
+            )
+        );
+        chmod(sb.path(), 0o700);
+    }
+}

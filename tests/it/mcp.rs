@@ -340,7 +340,7 @@ fn protocol_end_to_end_every_tool() {
     let msg = srv.refused("ingest", json!({"json": "{not json"}));
     assert!(msg.starts_with("error: input is not valid JSON ("), "{msg}");
     let msg = srv.refused("ingest", json!({"json": "{\"a\": 1}"}));
-    assert_eq!(msg, "no urls found in input");
+    assert!(msg.starts_with("no urls found in input — "), "{msg}");
 
     // quote: inline evidence, a file, the stored snapshot; and every refusal.
     let page = "Intro.\n\nThe ledger hands out   small integer ids at retrieval time.\nEnd.";

@@ -623,3 +623,46 @@ fn a_file_where_the_lead_would_listen_is_left_alone() {
         assert!(sb.ok(&["audit"]).starts_with("audit OK"));
     }
 }
+
+/// The threads of process `pid`, as the kernel counts them.
+fn threads(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap()
+}
+
+/// Issue 25: the lead served each connection on its own thread, with no cap: 200 idle
+/// connections held 205 threads. Now the connections it serves are capped (the others
+/// are hung up on, and their servers write alone, as when there is no lead), and a
+/// server that cannot get in still answers its adds.
+#[test]
+fn idle_connections_cannot_make_the_lead_hold_a_thread_each() {
+    let sb = Sandbox::new();
+    let mut lead = start(&sb.ledger);
+    send_add(&mut lead, 1, "https://mine.example/");
+    assert_eq!(added(&lead).0, 1);
+    let before = threads(lead.child.id());
+    let idle: Vec<UnixStream> = (0..200)
+        .map(|_| UnixStream::connect(lead_socket(&sb)).unwrap())
+        .collect();
+    // Every connection the lead will ever take in is taken in, or hung up on, by now.
+    thread::sleep(Duration::from_millis(500));
+    let during = threads(lead.child.id());
+    assert!(
+        during <= before + 64,
+        "{during} threads for 200 idle connections ({before} before)"
+    );
+    // Another server, whichever way it writes, is answered; so is the lead's own client.
+    let mut other = start(&sb.ledger);
+    send_add(&mut other, 1, "https://other.example/");
+    assert_eq!(added(&other).0, 2);
+    send_add(&mut lead, 2, "https://mine.example/2");
+    assert_eq!(added(&lead).0, 3);
+    drop(idle);
+    assert_eq!(other.shutdown(), Some(0));
+    assert_eq!(lead.shutdown(), Some(0));
+    assert!(sb.ok(&["audit"]).starts_with("audit OK: 3 records"));
+}

@@ -4,7 +4,7 @@
 //! the Origin check, the refusals to start, and the answers compared with stdio's.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread;
@@ -452,6 +452,65 @@ fn http_requests_without_the_token_get_401_and_write_nothing() {
     assert_eq!(r.status, 404, "{}", r.body);
 }
 
+/// Sends `head` (a request without a body) on `stream` and reads the answer's head;
+/// returns it, or `None` when the server has closed the connection.
+fn raw_request(stream: &mut std::net::TcpStream, head: &str) -> Option<String> {
+    use std::io::Read;
+    let _ = stream.write_all(head.as_bytes());
+    let mut answer = Vec::new();
+    let mut byte = [0u8; 1];
+    while !answer.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => answer.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let answer = String::from_utf8(answer).expect("utf-8 head");
+    // The body, by its length, so the next answer starts where it should.
+    let len: usize = answer
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().expect("length"))
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    stream.read_exact(&mut body).expect("body");
+    Some(answer)
+}
+
+#[test]
+fn http_a_request_without_the_token_ends_its_connection() {
+    let sb = Sandbox::new();
+    let srv = HttpServer::start(&sb.ledger, &[]);
+    let addr = format!("127.0.0.1:{}", srv.port());
+    let get =
+        |authorization: &str| format!("GET /other HTTP/1.1\r\nHost: {addr}\r\n{authorization}\r\n");
+    let connect = || {
+        let stream = std::net::TcpStream::connect(&addr).expect("connect");
+        stream.set_read_timeout(Some(TIMEOUT)).expect("timeout");
+        stream
+    };
+    // With the token, the connection is kept for the next request.
+    let mut stream = connect();
+    let with = format!("Authorization: Bearer {TOKEN}\r\n");
+    for _ in 0..2 {
+        let head = raw_request(&mut stream, &get(&with)).expect("kept alive");
+        assert!(head.starts_with("HTTP/1.1 404 "), "{head}");
+    }
+    // Without it, one guess per connection: the 401 says close, and closes.
+    let mut stream = connect();
+    let wrong = "Authorization: Bearer wrong-token-0123456789abcdef\r\n";
+    let head = raw_request(&mut stream, &get(wrong)).expect("an answer");
+    assert!(head.starts_with("HTTP/1.1 401 "), "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("connection: close"),
+        "{head}"
+    );
+    assert_eq!(raw_request(&mut stream, &get(wrong)), None);
+}
+
 #[test]
 fn http_refuses_foreign_browser_origins() {
     let sb = Sandbox::new();
@@ -625,6 +684,121 @@ fn http_refuses_to_start_without_a_usable_token() {
     assert!(err.contains("is not an origin"), "{err}");
 
     assert!(!sb.ledger.exists());
+}
+
+/// Makes a FIFO at `path`, mode 0600 (so a refusal can only be for what it is).
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo")
+        .arg("-m")
+        .arg("600")
+        .arg(path)
+        .status();
+    assert!(made.expect("mkfifo").success(), "mkfifo {}", path.display());
+}
+
+/// A token file with `text` and `mode`, in the sandbox; returns its path as text.
+fn token_file(sb: &Sandbox, name: &str, text: &str, mode: u32) -> String {
+    let file = sb.file(name, text);
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(mode))
+        .expect("chmod");
+    file.to_str().expect("utf-8 path").to_string()
+}
+
+/// Starts `cite mcp --http 0 --token-file FILE`, expecting a refusal to start; returns
+/// (exit code, stderr).
+fn refused_token_file(sb: &Sandbox, file: &str) -> (Option<i32>, String) {
+    refused_start(sb, &["--http", "0", "--token-file", file], None)
+}
+
+#[test]
+fn http_refuses_token_files_others_can_read_or_write() {
+    let sb = Sandbox::new();
+    for (mode, problem) in [
+        (0o640, "readable by its group (mode 640)"),
+        (0o660, "readable by its group (mode 660)"),
+        (0o620, "writable by its group (mode 620)"),
+        (0o604, "readable by other users (mode 604)"),
+        (0o602, "writable by other users (mode 602)"),
+    ] {
+        let file = token_file(&sb, "token", "group-token-0123456789abcdef\n", mode);
+        let (code, err) = refused_token_file(&sb, &file);
+        assert_eq!(code, Some(2), "{mode:o}: {err}");
+        assert_eq!(
+            err,
+            format!("error: the token file {file} is {problem}: run `chmod 600 {file}`\n")
+        );
+    }
+    // Owner-only modes are accepted, read-only included.
+    for mode in [0o600, 0o400] {
+        let file = token_file(
+            &sb,
+            &format!("ok-{mode:o}"),
+            "owner-token-0123456789abcdef\n",
+            mode,
+        );
+        let mut cmd = mcp_command(&sb.ledger);
+        cmd.args(["--http", "127.0.0.1:0", "--token-file", &file]);
+        let srv = HttpServer::spawn(cmd);
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+        let r = srv.post(Some("owner-token-0123456789abcdef"), &[], &list);
+        assert_eq!(r.status, 200, "{mode:o}: {}", r.body);
+    }
+    if crate::util::is_root() {
+        // Root may read anyone's file; one another user owns is theirs to change.
+        let file = token_file(&sb, "theirs", "their-token-0123456789abcdef\n", 0o600);
+        std::os::unix::fs::chown(&file, Some(65534), Some(65534)).expect("chown");
+        let (code, err) = refused_token_file(&sb, &file);
+        assert_eq!(code, Some(2), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "error: the token file {file} belongs to another user (uid 65534): the user who runs cite mcp must own it\n"
+            )
+        );
+    }
+    assert!(!sb.ledger.exists());
+}
+
+#[test]
+fn http_refuses_special_files_as_token_files_without_hanging() {
+    let sb = Sandbox::new();
+    let fifo = sb.path().join("fifo");
+    mkfifo(&fifo);
+    let folder = sb.path().join("folder");
+    std::fs::create_dir(&folder).expect("mkdir");
+    std::fs::set_permissions(&folder, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .expect("chmod");
+    let socket = sb.path().join("socket");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind socket");
+    std::fs::set_permissions(&socket, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .expect("chmod");
+    for (path, kind) in [
+        (fifo.as_path(), "a FIFO"),
+        (folder.as_path(), "a folder"),
+        (socket.as_path(), "a socket"),
+        (Path::new("/dev/null"), "a character device"),
+    ] {
+        let shown = path.to_str().expect("utf-8 path");
+        let (code, err) = refused_token_file(&sb, shown);
+        assert_eq!(code, Some(2), "{shown}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "error: the token file {shown} is not a regular file ({kind}): give a file holding the token alone\n"
+            )
+        );
+    }
+    // A link to a regular file is followed (as secret stores lay tokens out).
+    let target = token_file(&sb, "target", "linked-token-0123456789abcdef\n", 0o600);
+    let link = sb.path().join("link");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let mut cmd = mcp_command(&sb.ledger);
+    cmd.args(["--http", "127.0.0.1:0", "--token-file"])
+        .arg(&link);
+    let srv = HttpServer::spawn(cmd);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let r = srv.post(Some("linked-token-0123456789abcdef"), &[], &list);
+    assert_eq!(r.status, 200, "{}", r.body);
 }
 
 #[test]
@@ -808,4 +982,466 @@ fn the_python_mcp_sdk_over_stdio_and_http() {
     assert!(!ok, "a client with the wrong token got through");
     srv.stderr_line(|l| l.ends_with(": wrong bearer token"));
     assert!(!refused_sb.ledger.exists());
+}
+
+#[test]
+fn http_health_answers_without_the_token_or_the_ledger() {
+    let sb = Sandbox::new();
+    let srv = HttpServer::start(&sb.ledger, &[]);
+    let health = srv.url.replace("/mcp", "/health");
+    for authorization in [
+        None,
+        Some(format!("Bearer {TOKEN}")),
+        Some("Bearer wrong".into()),
+    ] {
+        let mut req = srv.agent.get(&health);
+        if let Some(a) = &authorization {
+            req = req.header("Authorization", a);
+        }
+        let r = reply(req.call());
+        assert_eq!(r.status, 200, "{authorization:?}: {}", r.body);
+        assert!(
+            r.content_type.starts_with("application/json"),
+            "{}",
+            r.content_type
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(&r.body).expect("JSON"),
+            json!({"status": "ok"})
+        );
+    }
+    let r = reply(srv.agent.head(&health).call());
+    assert_eq!(r.status, 200);
+    // Only GET and HEAD: anything else on it needs the token like every other request.
+    let r = reply(srv.agent.post(&health).send("{}"));
+    assert_eq!(r.status, 401, "{}", r.body);
+    // It reads nothing: the ledger was not even created.
+    assert!(!sb.ledger.exists(), "a health check touched the ledger");
+}
+
+/// Writes `text` as the token file at `path` (mode 0600) by writing a new file beside
+/// it and renaming it into place, as a rotation does.
+fn replace_token_file(path: &Path, text: &str) {
+    let tmp = path.with_extension("new");
+    std::fs::write(&tmp, text).expect("write token");
+    std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .expect("chmod");
+    std::fs::rename(&tmp, path).expect("rename token");
+}
+
+#[test]
+fn http_rereads_a_replaced_token_file() {
+    let sb = Sandbox::new();
+    let first = "first-token-0123456789abcdef";
+    let second = "second-token-0123456789abcdef";
+    let third = "third-token-0123456789abcdef-longer";
+    let file = PathBuf::from(token_file(&sb, "token", &format!("{first}\n"), 0o600));
+    let mut cmd = mcp_command(&sb.ledger);
+    cmd.args(["--http", "127.0.0.1:0", "--token-file"])
+        .arg(&file);
+    let srv = HttpServer::spawn(cmd);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let status = |token: &str| srv.post(Some(token), &[], &list).status;
+    assert_eq!(status(first), 200);
+
+    // Rotated by rename: the new token works at once, the old one no more.
+    replace_token_file(&file, &format!("{second}\n"));
+    assert_eq!(status(second), 200);
+    assert_eq!(status(first), 401);
+    srv.stderr_line(|l| l.contains("the token file") && l.contains("changed"));
+
+    // Rewritten in place.
+    std::fs::write(&file, format!("{third}\n")).expect("rewrite token");
+    assert_eq!(status(third), 200);
+    assert_eq!(status(second), 401);
+
+    // Replaced by a file that is refused: nobody gets in, and the log says why.
+    replace_token_file(&file, &format!("{second}\n"));
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o640))
+        .expect("chmod");
+    let r = srv.post(Some(second), &[], &list);
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert_eq!(status(third), 503);
+    let shown = file.display();
+    srv.stderr_line(|l| {
+        l == format!(
+            "cite mcp: the token file {shown} is readable by its group (mode 640): run `chmod 600 {shown}` — every request is refused until the token file is fixed"
+        )
+    });
+    // Removed: the same.
+    std::fs::remove_file(&file).expect("rm");
+    assert_eq!(status(second), 503);
+    // Fixed: its token works again.
+    replace_token_file(&file, &format!("{second}\n"));
+    assert_eq!(status(second), 200);
+    assert_eq!(status(third), 401);
+}
+
+/// Starts `cite mcp --http` with at most `limit` open descriptors (what a login shell
+/// gives by default is 1,024; the tests may run under a higher limit, which would hide
+/// running out).
+fn start_with_descriptor_limit(ledger: &Path, limit: u64) -> HttpServer {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = mcp_command(ledger);
+    cmd.args(["--http", "127.0.0.1:0"])
+        .env("CITE_MCP_TOKEN", TOKEN);
+    // SAFETY: setrlimit(2) is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let rl = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    HttpServer::spawn(cmd)
+}
+
+/// Raises this process's own descriptor limit to at least `wanted`, so that the test
+/// can hold that many connections.
+fn raise_own_descriptor_limit(wanted: u64) {
+    let mut rl = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit on a valid struct.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl), 0);
+        if rl.rlim_cur < wanted {
+            assert!(
+                rl.rlim_max >= wanted,
+                "the test needs {wanted} open files; the hard limit is {}",
+                rl.rlim_max
+            );
+            rl.rlim_cur = wanted;
+            assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &rl), 0);
+        }
+    }
+}
+
+/// The descriptors `pid` holds open.
+fn open_descriptors(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn http_idle_connections_without_the_token_cannot_lock_out_a_client() {
+    const IDLE: usize = 1100;
+    raise_own_descriptor_limit(IDLE as u64 + 200);
+    let sb = Sandbox::new();
+    let srv = start_with_descriptor_limit(&sb.ledger, 1024);
+    let addr = format!("127.0.0.1:{}", srv.port());
+    // Connections that send nothing, as an attacker without the token holds them.
+    let idle: Vec<std::net::TcpStream> = (0..IDLE)
+        .map(|_| std::net::TcpStream::connect(&addr).expect("connect"))
+        .collect();
+    // A client with the token still gets its answer, long before the idle ones would
+    // time out by themselves (30 s): this bound only proves it was not locked out.
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(None)
+        .timeout_global(Some(Duration::from_secs(10)))
+        .build()
+        .into();
+    let add = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "add", "arguments": {"urls": ["https://example.com/a"]}}});
+    let r = reply(
+        agent
+            .post(&srv.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Authorization", format!("Bearer {TOKEN}"))
+            .send(add.to_string()),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(text(&message(&r)["result"]), "[1] https://example.com/a");
+    // The server closed the oldest idle connections rather than run out of descriptors.
+    let pid = srv.child.id();
+    crate::util::wait_until(TIMEOUT, "the server to close idle connections", || {
+        open_descriptors(pid) < 512
+    });
+    srv.stderr_line(|l| l.contains("closed the connection from 127.0.0.1:"));
+    drop(idle);
+}
+
+const PAGE: &str = "The ledger hands out small integer ids to every source it registers.\n";
+const DRAFT: &str = "# Report\n\nThe ledger hands out ids.[1]\n";
+
+/// Each tool argument that names a file, with a call that passes `path` in it, and
+/// what the refusal names instead of the file (the argument that takes the text).
+fn file_calls(path: &str) -> Vec<(&'static str, Value, &'static str, &'static str)> {
+    let quote = "hands out small integer ids";
+    vec![
+        (
+            "quote",
+            json!({"id": 1, "text": quote, "from": path}),
+            "from",
+            "the page text itself as evidence",
+        ),
+        (
+            "verify",
+            json!({"path": path}),
+            "path",
+            "the draft text itself as draft",
+        ),
+        (
+            "render",
+            json!({"cited_in": path}),
+            "cited_in",
+            "the draft text itself as draft",
+        ),
+        (
+            "render",
+            json!({"replace_in": path}),
+            "replace_in",
+            "the draft text itself as draft, and append the block it returns",
+        ),
+        (
+            "export",
+            json!({"format": "ris", "cited_in_file": path}),
+            "cited_in_file",
+            "the draft text itself as cited_in",
+        ),
+    ]
+}
+
+#[test]
+fn http_refuses_file_arguments_unless_started_with_files() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://example.com/a"]);
+    let secret = sb.file("secret.md", DRAFT);
+    let secret = secret.to_str().expect("utf-8 path");
+    let mut srv = HttpServer::start(&sb.ledger, &[]);
+    srv.initialize();
+    for (id, (tool, args, arg, instead)) in (1..).zip(file_calls(secret)) {
+        let result = srv.call(id, tool, args);
+        assert_eq!(result["isError"], json!(true), "{tool} {arg}: {result}");
+        assert_eq!(
+            text(&result),
+            format!(
+                "error: {arg} names a file, and this server opens no files for its HTTP clients — pass {instead}, or start the server with --files DIR to let clients name files inside DIR"
+            ),
+            "{tool} {arg}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(secret).expect("read"), DRAFT);
+    // The text itself is taken as always.
+    let result = srv.call(9, "verify", json!({"draft": DRAFT}));
+    assert_eq!(result["isError"], json!(false), "{result}");
+
+    // Over stdio the client is the user: the same calls read and write the file.
+    let requests: Vec<Value> = (1..)
+        .zip(file_calls(secret))
+        .map(|(id, (tool, args, _, _))| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": args}})
+        })
+        .collect();
+    std::fs::write(sb.path().join("secret.md"), PAGE.to_string() + DRAFT).expect("write");
+    for answer in over_stdio(&sb.ledger, &requests) {
+        assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
+    }
+    let rewritten = std::fs::read_to_string(secret).expect("read");
+    assert!(
+        rewritten.ends_with("[1] https://example.com/a\n"),
+        "{rewritten}"
+    );
+}
+
+/// A folder to serve (`served/`, holding `page.txt`, `draft.md`, `sub/`), and beside it
+/// what must stay out of reach: `secret.md` and `outside/`, with links out of the folder.
+struct Served {
+    sb: Sandbox,
+    root: PathBuf,
+    secret: PathBuf,
+}
+
+impl Served {
+    fn new() -> Served {
+        use std::os::unix::fs::symlink;
+        let sb = Sandbox::new();
+        sb.ok(&["add", "https://example.com/a"]);
+        let root = sb.path().join("served");
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        std::fs::write(root.join("page.txt"), PAGE).expect("write");
+        std::fs::write(root.join("draft.md"), DRAFT).expect("write");
+        std::fs::write(root.join("sub/draft.md"), DRAFT).expect("write");
+        let secret = sb.file("secret.md", &(PAGE.to_string() + DRAFT));
+        std::fs::create_dir(sb.path().join("outside")).expect("mkdir");
+        std::fs::write(sb.path().join("outside/page.txt"), PAGE).expect("write");
+        // Links that stay inside, and links that lead out (relative and absolute).
+        symlink("draft.md", root.join("alias.md")).expect("symlink");
+        symlink("../page.txt", root.join("sub/up.txt")).expect("symlink");
+        symlink("../secret.md", root.join("out.md")).expect("symlink");
+        symlink(&secret, root.join("abs-out.md")).expect("symlink");
+        symlink("../outside", root.join("outdir")).expect("symlink");
+        symlink(root.join("sub"), root.join("abs-in")).expect("symlink");
+        Served { sb, root, secret }
+    }
+
+    /// A server on the ledger with `--files` the folder, initialized; and the folder.
+    fn serve(&self) -> (HttpServer, &str) {
+        let root = self.root.to_str().expect("utf-8 path");
+        let mut srv = HttpServer::start(&self.sb.ledger, &["--files", root]);
+        srv.initialize();
+        (srv, root)
+    }
+}
+
+#[test]
+fn http_files_resolve_inside_the_folder_and_never_out_of_it() {
+    let served = Served::new();
+    let (srv, root) = served.serve();
+    let quote = |id: u64, from: &str| {
+        srv.call(
+            id,
+            "quote",
+            json!({"id": 1, "text": "hands out small integer ids", "from": from}),
+        )
+    };
+    // Inside: relative to the folder, absolute, through `..` that stays in, through
+    // links that stay in.
+    let inside_abs = format!("{root}/page.txt");
+    for (id, from) in (1..).zip([
+        "page.txt",
+        "./sub/../page.txt",
+        inside_abs.as_str(),
+        "sub/up.txt",
+    ]) {
+        let result = quote(id, from);
+        assert_eq!(result["isError"], json!(false), "{from}: {result}");
+    }
+    for (id, path) in (10..).zip(["draft.md", "alias.md", "abs-in/draft.md"]) {
+        let result = srv.call(id, "verify", json!({"path": path}));
+        assert_eq!(result["isError"], json!(false), "{path}: {result}");
+    }
+    // Out: by `..`, as an absolute path elsewhere, through a link (relative or
+    // absolute, to a file or a folder).
+    let secret = served.secret.to_str().expect("utf-8 path");
+    let outside = format!("{root}/../outside/page.txt");
+    for (id, from) in (20..).zip([
+        "../secret.md",
+        "sub/../../secret.md",
+        secret,
+        outside.as_str(),
+        "out.md",
+        "abs-out.md",
+        "outdir/page.txt",
+    ]) {
+        let result = quote(id, from);
+        assert_eq!(result["isError"], json!(true), "{from}: {result}");
+        assert_eq!(
+            text(&result),
+            format!(
+                "error: {from} is outside {root}, the folder this server opens files in — name a file inside it (a relative path starts there), or pass the page text itself as evidence"
+            ),
+            "{from}"
+        );
+    }
+    // A missing file inside is what it is over stdio.
+    let result = srv.call(30, "verify", json!({"path": "missing.md"}));
+    assert_eq!(text(&result), "error: no such draft: missing.md");
+    let result = quote(31, "missing.txt");
+    assert_eq!(
+        text(&result),
+        "error: cannot read missing.txt: no such file"
+    );
+}
+
+#[test]
+fn http_files_replace_in_writes_inside_the_folder_only() {
+    let served = Served::new();
+    let (srv, root) = served.serve();
+    let result = srv.call(1, "render", json!({"replace_in": "sub/draft.md"}));
+    assert_eq!(result["isError"], json!(false), "{result}");
+    assert_eq!(text(&result), "Sources block rewritten in sub/draft.md");
+    let written = std::fs::read_to_string(served.root.join("sub/draft.md")).expect("read");
+    assert!(
+        written.ends_with("[1] https://example.com/a\n"),
+        "{written}"
+    );
+    // Through a link inside, the file it names is written and the link stays a link.
+    let result = srv.call(2, "render", json!({"replace_in": "alias.md"}));
+    assert_eq!(result["isError"], json!(false), "{result}");
+    assert!(
+        std::fs::symlink_metadata(served.root.join("alias.md"))
+            .expect("lstat")
+            .file_type()
+            .is_symlink()
+    );
+    let written = std::fs::read_to_string(served.root.join("draft.md")).expect("read");
+    assert!(
+        written.ends_with("[1] https://example.com/a\n"),
+        "{written}"
+    );
+    for (id, path) in (3..).zip(["out.md", "abs-out.md", "../secret.md"]) {
+        let result = srv.call(id, "render", json!({"replace_in": path}));
+        assert_eq!(result["isError"], json!(true), "{path}: {result}");
+        assert!(
+            text(&result).starts_with(&format!("error: {path} is outside {root}")),
+            "{path}: {result}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&served.secret).expect("read"),
+        PAGE.to_string() + DRAFT
+    );
+    // No temporary file is left behind.
+    let left: Vec<_> = std::fs::read_dir(&served.root)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".cite-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn http_files_special_files_are_refused_without_hanging() {
+    let served = Served::new();
+    mkfifo(&served.root.join("fifo.md"));
+    let (srv, _) = served.serve();
+    let result = srv.call(1, "render", json!({"cited_in": "fifo.md"}));
+    assert_eq!(
+        text(&result),
+        "error: cannot read fifo.md: it is not a regular file (a FIFO)"
+    );
+    let result = srv.call(2, "render", json!({"replace_in": "fifo.md"}));
+    assert_eq!(
+        text(&result),
+        "error: cannot rewrite fifo.md: it is not a regular file (a FIFO) — give a file path"
+    );
+    let result = srv.call(3, "verify", json!({"path": "sub"}));
+    assert_eq!(text(&result), "error: no such draft: sub");
+}
+
+#[test]
+fn http_files_folder_must_exist() {
+    let sb = Sandbox::new();
+    let missing = sb.path().join("missing");
+    let file = sb.file("file", "x");
+    for (path, why) in [
+        (missing, "no such folder"),
+        (file, "it is not a folder (a regular file)"),
+    ] {
+        let path = path.to_str().expect("utf-8 path");
+        let (code, err) = refused_start(&sb, &["--http", "0", "--files", path], Some(TOKEN));
+        assert_eq!(code, Some(2), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "error: --files {path}: {why} — give the folder whose files HTTP clients may name\n"
+            )
+        );
+    }
+    // Only with --http: over stdio the client is the user.
+    let (code, err) = refused_start(&sb, &["--files", sb.path().to_str().unwrap()], None);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--http"), "{err}");
 }

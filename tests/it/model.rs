@@ -32,6 +32,8 @@ const POOL: &[&str] = &[
     "arXiv:2305.14627",
     "https://bücher.example/x",
     "https://xn--bcher-kva.example/x",
+    // Issue 19: tracking parameters are no part of the page.
+    "https://example.com/b?utm_source=x&q=1",
 ];
 
 /// Titles as given, including ones that trim to nothing.
@@ -120,14 +122,19 @@ impl Model {
         let mut out = Vec::new();
         for given in urls {
             let url = canonicalize(given).expect("pool URLs are valid");
+            let twin = cite_ledger::url::twin(&url);
             let epoch = self.epochs.last_mut().expect("an epoch");
-            match epoch.iter().position(|(u, _)| *u == url) {
+            // Issue 19: http and https of one URL are one page, the first registered.
+            match epoch
+                .iter()
+                .position(|(u, _)| *u == url || Some(u) == twin.as_ref())
+            {
                 Some(i) => {
                     if epoch[i].1.is_empty() && !title.is_empty() {
                         epoch[i].1 = title.clone();
                         self.events += 1;
                     }
-                    out.push((i as u64 + 1, url, epoch[i].1.clone()));
+                    out.push((i as u64 + 1, epoch[i].0.clone(), epoch[i].1.clone()));
                 }
                 None => {
                     epoch.push((url.clone(), title.clone()));
@@ -447,7 +454,7 @@ fn fixed_sequence() -> Vec<Op> {
         Add(vec![0, 1, 2]), // one page, three spellings: one id
         AddTitled(2, 0),    // title fills the empty title
         AddTitled(0, 1),    // already titled: unchanged
-        Add(vec![3, 4, 5]), // http is another page; query kept, fragment dropped
+        Add(vec![3, 4, 5]), // http is the same page (issue 19); query kept, fragment dropped
         AddTitled(6, 3),    // blank title: no title
         AddTitled(7, 1),    // same page as 6: gets the trimmed title
         Reset,

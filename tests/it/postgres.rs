@@ -604,3 +604,52 @@ fn the_log_table_refuses_changes_and_the_password_stays_out_of_it() {
     assert!(log.contains(":***@"), "{log}");
     audit_ok(dir.path(), &db.url);
 }
+
+/// Issue 25: a permission PostgreSQL refuses and a lock another session holds ended with
+/// "run `cite audit`", which can do nothing for either.
+#[test]
+#[ignore = "needs a PostgreSQL server ($CITE_TEST_POSTGRES): see CONTRIBUTING.md, run with cargo test -- --ignored"]
+fn a_missing_privilege_and_a_locked_table_say_what_they_are() {
+    let db = postgres_db();
+    let dir = tempfile::tempdir().expect("temp dir");
+    ok(dir.path(), &db.url, &["add", "https://a.example"]);
+    let role = format!("reader_{}", std::process::id());
+    let mut admin = db.connect();
+    admin
+        .batch_execute(&format!(
+            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN PASSWORD 'pw'; \
+             GRANT CONNECT ON DATABASE \"{}\" TO {role}",
+            db.name
+        ))
+        .expect("create a role without privileges on cite's tables");
+    let mut url = url::Url::parse(&db.url).unwrap();
+    url.set_username(&role).unwrap();
+    url.set_password(Some("pw")).unwrap();
+    let o = cite_bt(dir.path(), url.as_str(), &["add", "https://b.example"]);
+    let line = refused(&o, "no privilege");
+    assert!(line.contains("permission denied"), "{line}");
+    assert!(line.contains(&format!("role {role}")), "{line}");
+    assert!(line.contains("GRANT"), "{line}");
+    assert!(!line.contains("cite audit"), "{line}");
+
+    // Another session's LOCK TABLE on a cite table: busy, within --wait.
+    let mut holder = db.connect();
+    let mut txn = holder.transaction().unwrap();
+    txn.batch_execute("LOCK TABLE cite_events IN ACCESS EXCLUSIVE MODE")
+        .expect("lock a cite table");
+    let o = cite_bt(
+        dir.path(),
+        &db.url,
+        &["--wait", "1", "add", "https://c.example"],
+    );
+    let line = refused(&o, "locked table");
+    assert!(line.starts_with("error: ledger busy: "), "{line}");
+    assert!(!line.contains("cite audit"), "{line}");
+    txn.rollback().unwrap();
+    admin
+        .batch_execute(&format!(
+            "REVOKE ALL ON DATABASE \"{}\" FROM {role}; DROP ROLE {role}",
+            db.name
+        ))
+        .unwrap();
+}

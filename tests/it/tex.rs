@@ -94,6 +94,7 @@ fn raw_control_source() -> cite_ledger::Source {
         quotes: vec![],
         via: None,
         alias_of: None,
+        page_text: false,
     }
 }
 

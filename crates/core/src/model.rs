@@ -13,7 +13,8 @@ use crate::evidence::Selector;
 pub const SOURCES_PY_VERSION: u64 = 1;
 
 /// A source as commands show it. Serializes like a `sources.py` ledger entry (`id`,
-/// `url`, `title`, `accessed`, `quotes` when there are any), plus `via` when set.
+/// `url`, `title`, `accessed`, `quotes` when there are any), plus `via` when set and
+/// `page_text` when the page's text is stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Source {
     pub id: u64,
@@ -29,6 +30,11 @@ pub struct Source {
     /// otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alias_of: Option<u64>,
+    /// Whether page text is stored for it (`add --snapshot`, or an extract or scrape
+    /// ingested), so that a quote is checked against it without the page given again.
+    /// Left out of JSON when false, as `sources.py` has no such key.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub page_text: bool,
 }
 
 /// A verbatim quote attached to a source.
@@ -46,6 +52,18 @@ pub struct Quote {
     /// takes it (0 where it was not read with one).
     #[serde(default)]
     pub number: u64,
+}
+
+/// A source just registered whose URL has the host and path of one registered before,
+/// with another query (issue 19): perhaps one page, perhaps two, and only the writer can
+/// tell. `add` names it in a note; nothing else follows from it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LookAlike {
+    /// The source registered now.
+    pub id: u64,
+    /// The source registered before that it looks like, and its URL.
+    pub like_id: u64,
+    pub like_url: String,
 }
 
 /// What `quote` did.
@@ -188,7 +206,8 @@ pub struct SourceDetail {
     #[serde(flatten)]
     pub source: Source,
     pub url_given: String,
-    /// Page texts stored with `add --snapshot`, as blake3 hex.
+    /// Page texts stored for it (`add --snapshot`, `ingest`), as blake3 hex; a quote
+    /// without page text of its own is checked against the last.
     pub snapshots: Vec<String>,
     /// Quotes that were retracted, each with why: they count for nothing, and stay
     /// on record (left out when there is none).

@@ -5,7 +5,16 @@
 //! and trailing slashes are dropped (`/page`, `/page/` and `/page#s` are one source), an
 //! empty query is dropped, percent escapes are upper-cased and unreserved characters
 //! decoded (RFC 3986 §6.2.2), and `doi:` / `arXiv:` identifiers become their https form.
-//! The result is a fixed point: canonicalizing it again returns it unchanged.
+//! Since issue 19, a user name and password are dropped (they are never stored), and so
+//! are the tracking parameters of http(s) URLs ([`tracking`]: ClearURLs' rules and
+//! cite's own). The result is a fixed point: canonicalizing it again returns it unchanged.
+//!
+//! Beyond the canonical form, what finds a page registered under another spelling: its
+//! form before issue 19 ([`Canonical::earlier`], the key existing ledgers hold it under),
+//! its [`twin`] over the other of http and https, and its [`page`] (scheme, host and
+//! path), which look-alikes share.
+
+pub mod tracking;
 
 use url::{Position, Url};
 
@@ -23,7 +32,9 @@ pub struct UrlError {
 
 fn refuse(given: &str, reason: impl Into<String>) -> UrlError {
     UrlError {
-        given: given.to_string(),
+        // The message repeats the argument: a password in it would reach the terminal,
+        // the model and the logs that keep either.
+        given: hide_credentials(given),
         reason: reason.into(),
     }
 }
@@ -35,6 +46,49 @@ const SCHEMES: &[&str] = &["http", "https", "ftp", "file"];
 
 /// The canonical form of `input`, or why it is not a URL.
 pub fn canonicalize(input: &str) -> Result<String, UrlError> {
+    canonical(input).map(|c| c.url)
+}
+
+/// What canonicalization makes of a URL: its canonical form, and the form it had before
+/// tracking parameters were removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Canonical {
+    /// The canonical form: the key of the url index for a source registered now.
+    pub url: String,
+    /// The canonical form with the tracking parameters kept, when there were any: what
+    /// cite stored before issue 19, and so the key under which an existing ledger holds
+    /// the page if it was registered then by this very spelling.
+    pub earlier: Option<String>,
+    /// The tracking parameters removed (`key=value`, as canonicalization spells them).
+    pub removed: Vec<String>,
+}
+
+/// [`canonicalize`], with the form before tracking parameters were removed.
+pub fn canonical(input: &str) -> Result<Canonical, UrlError> {
+    let kept = canonical_with_tracking(input)?;
+    if !(kept.starts_with("https://") || kept.starts_with("http://")) {
+        return Ok(Canonical {
+            url: kept,
+            earlier: None,
+            removed: Vec::new(),
+        });
+    }
+    Ok(match tracking::strip(&kept) {
+        Some((url, removed)) => Canonical {
+            url,
+            earlier: Some(kept),
+            removed,
+        },
+        None => Canonical {
+            url: kept,
+            earlier: None,
+            removed: Vec::new(),
+        },
+    })
+}
+
+/// The canonical form as cite computed it before issue 19, except for credentials.
+fn canonical_with_tracking(input: &str) -> Result<String, UrlError> {
     let once = canonicalize_once(input)?;
     if !once.starts_with("file:") {
         return Ok(once);
@@ -79,6 +133,10 @@ fn canonicalize_once(input: &str) -> Result<String, UrlError> {
         // found no other scheme that needs it.
         url = Url::parse(url.as_str()).map_err(|e| refuse(input, e.to_string()))?;
     }
+    // Credentials are never stored (issue 19): a page is the same page whoever logs in.
+    // Neither call can fail on a URL with a host, and a file URL has no user to drop.
+    let _ = url.set_password(None);
+    let _ = url.set_username("");
     url.set_fragment(None);
     if url.query() == Some("") {
         url.set_query(None);
@@ -91,6 +149,83 @@ fn canonicalize_once(input: &str) -> Result<String, UrlError> {
         None => String::new(),
     };
     Ok(format!("{before_path}{path}{query}"))
+}
+
+/// The same canonical URL over the other of http and https (`http://a.example/x` ↔
+/// `https://a.example/x`), which is the same page. `None` for other schemes, and for a URL
+/// with a port, which belongs to one of the two.
+pub fn twin(url: &str) -> Option<String> {
+    let (other, rest) = if let Some(rest) = url.strip_prefix("https://") {
+        ("http://", rest)
+    } else if let Some(rest) = url.strip_prefix("http://") {
+        ("https://", rest)
+    } else {
+        return None;
+    };
+    let authority = rest.split(['/', '?']).next().unwrap_or(rest);
+    // `[::1]` is a host, not a port: only a colon after an IPv6 literal is one.
+    let host_end = authority.rfind(']').map_or(0, |i| i + 1);
+    if authority[host_end..].contains(':') {
+        return None;
+    }
+    Some(format!("{other}{rest}"))
+}
+
+/// A canonical URL without its query: scheme, host and path. Sources with one page and
+/// different queries are look-alikes: perhaps one page, perhaps two.
+pub fn page(url: &str) -> &str {
+    url.split_once('?').map_or(url, |(page, _)| page)
+}
+
+/// `text` with the user name and password of every URL in it removed
+/// (`https://alice:pw@intranet.example/r` → `https://intranet.example/r`): for whatever
+/// records or repeats what a caller gave (the event's `url_given`, the command line of an
+/// origin, messages). A PostgreSQL URL is left alone: its user names the ledger, and the
+/// store hides its password (`cite_store::hide_password`).
+pub fn hide_credentials(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        rest = tail;
+        let scheme = &head[..at];
+        let scheme = &scheme[scheme
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |i| i + 1)..];
+        if is_postgres(scheme) {
+            continue;
+        }
+        // Where a browser ends the authority: `\` too, for the web's schemes.
+        let end = tail
+            .find(|c: char| matches!(c, '/' | '?' | '#' | '\\') || c.is_whitespace())
+            .unwrap_or(tail.len());
+        if let Some(userinfo_end) = tail[..end].rfind('@') {
+            rest = &tail[userinfo_end + 1..];
+        }
+    }
+    out.push_str(rest);
+    if !out.contains('@') {
+        return out;
+    }
+    // WHATWG parsing also finds credentials where no `://` shows them (`https:alice:pw@h`,
+    // a tab inside the scheme): when the whole text is such a URL, keep it parsed and
+    // without them.
+    match Url::parse(out.trim()) {
+        Ok(mut url)
+            if (!url.username().is_empty() || url.password().is_some())
+                && !is_postgres(url.scheme()) =>
+        {
+            let _ = url.set_password(None);
+            let _ = url.set_username("");
+            url.to_string()
+        }
+        _ => out,
+    }
+}
+
+fn is_postgres(scheme: &str) -> bool {
+    scheme.eq_ignore_ascii_case("postgres") || scheme.eq_ignore_ascii_case("postgresql")
 }
 
 /// `doi:10.…` and `arXiv:…` to their resolver URLs; anything else unchanged.
@@ -196,7 +331,7 @@ fn ends_in_stray_percent(out: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::canonicalize;
+    use super::{canonical, canonicalize, hide_credentials, page, twin};
 
     fn c(s: &str) -> String {
         canonicalize(s).unwrap()
@@ -310,6 +445,113 @@ mod tests {
         ] {
             let once = c(s);
             assert_eq!(c(&once), once, "{s:?}");
+        }
+    }
+
+    /// Issue 19: a user name and password are never part of what is stored.
+    #[test]
+    fn credentials_are_dropped() {
+        assert_eq!(
+            c("https://alice:pw@intranet.example/report"),
+            "https://intranet.example/report"
+        );
+        assert_eq!(
+            c("https://alice@intranet.example:8443/report?q=1"),
+            "https://intranet.example:8443/report?q=1"
+        );
+        assert_eq!(
+            c("https:alice:pw@intranet.example/r"),
+            "https://intranet.example/r"
+        );
+        assert_eq!(c("ftp://u:p@ftp.example/f.pdf"), "ftp://ftp.example/f.pdf");
+        let err = canonicalize("https://alice:pw@bad host/").unwrap_err();
+        assert_eq!(err.given, "https://bad host/");
+        assert!(!err.to_string().contains("pw"), "{err}");
+    }
+
+    /// Issue 19: tracking parameters go, and the form an older ledger holds is kept.
+    #[test]
+    fn tracking_parameters_are_dropped_and_the_earlier_form_is_kept() {
+        let k = canonical("HTTPS://News.Example/a/?utm_source=tw&id=3&fbclid=Iw#top").unwrap();
+        assert_eq!(k.url, "https://news.example/a?id=3");
+        assert_eq!(
+            k.earlier.as_deref(),
+            Some("https://news.example/a?utm_source=tw&id=3&fbclid=Iw")
+        );
+        assert_eq!(k.removed, ["utm_source=tw", "fbclid=Iw"]);
+        assert_eq!(
+            c("https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=120s"),
+            "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
+        );
+        let plain = canonical("https://news.example/a?id=3").unwrap();
+        assert_eq!((plain.earlier, plain.removed.len()), (None, 0));
+        // Tracking is the web's: a file or FTP URL keeps its query as it is.
+        assert_eq!(
+            c("ftp://a.example/f?utm_source=x"),
+            "ftp://a.example/f?utm_source=x"
+        );
+        // A parameter named like one inside a value, or as a value, is no parameter.
+        assert_eq!(
+            c("https://a.example/s?q=utm_source&next=/x?fbclid=1"),
+            "https://a.example/s?q=utm_source&next=/x?fbclid=1"
+        );
+    }
+
+    #[test]
+    fn twins_are_the_other_of_http_and_https() {
+        assert_eq!(
+            twin("https://www.reuters.com/world/x?id=1").as_deref(),
+            Some("http://www.reuters.com/world/x?id=1")
+        );
+        assert_eq!(
+            twin("http://www.reuters.com").as_deref(),
+            Some("https://www.reuters.com")
+        );
+        assert_eq!(twin("http://[::1]/x").as_deref(), Some("https://[::1]/x"));
+        assert_eq!(twin("http://a.example:8080/x"), None);
+        assert_eq!(twin("http://[::1]:8080/x"), None);
+        assert_eq!(twin("ftp://a.example/x"), None);
+        for url in ["http://a.example/x?q=1", "https://a.example"] {
+            let t = twin(url).unwrap();
+            assert_eq!(c(&t), t, "a twin is canonical");
+            assert_eq!(twin(&t).as_deref(), Some(url));
+        }
+    }
+
+    #[test]
+    fn a_page_is_the_url_without_its_query() {
+        assert_eq!(page("https://a.example/p?x=1?y"), "https://a.example/p");
+        assert_eq!(page("https://a.example/p"), "https://a.example/p");
+    }
+
+    #[test]
+    fn credentials_are_hidden_wherever_a_url_stands() {
+        for (text, shown) in [
+            (
+                "https://alice:pw@intranet.example/report",
+                "https://intranet.example/report",
+            ),
+            ("--url=http://a:b@h.example/x", "--url=http://h.example/x"),
+            (
+                "see ftp://u:p@f.example and https://x:y@z.example/?q=a@b",
+                "see ftp://f.example and https://z.example/?q=a@b",
+            ),
+            (
+                "https:alice:pw@intranet.example/r",
+                "https://intranet.example/r",
+            ),
+            ("HTTPS://A:B@h.example", "HTTPS://h.example"),
+            ("https://h.example/a@b", "https://h.example/a@b"),
+            ("mailto:alice@example.com", "mailto:alice@example.com"),
+            ("postgres://u:***@h/db", "postgres://u:***@h/db"),
+            (
+                "--ledger=postgresql://u:***@h/db",
+                "--ledger=postgresql://u:***@h/db",
+            ),
+            ("add", "add"),
+            ("", ""),
+        ] {
+            assert_eq!(hide_credentials(text), shown, "{text}");
         }
     }
 }

@@ -105,6 +105,8 @@ impl Ledger {
                 e @ (StoreError::Busy { .. }
                 | StoreError::StoreBusy { .. }
                 | StoreError::PgBusy { .. }
+                | StoreError::PgLocked { .. }
+                | StoreError::PgPermission { .. }
                 | StoreError::PgUnreachable { .. }
                 | StoreError::PgLogin { .. }
                 | StoreError::PgNotALedger { .. }

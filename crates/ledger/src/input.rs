@@ -33,13 +33,27 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
     std::fs::read_to_string(path).map_err(|e| unreadable(path, &e))
 }
 
+/// The text of `bytes` read from `path`: `cannot read PATH: it is not UTF-8 text`
+/// unless it is UTF-8.
+pub fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, InputError> {
+    String::from_utf8(bytes).map_err(|_| InputError::Unreadable {
+        path: path.display().to_string(),
+        why: "it is not UTF-8 text".into(),
+    })
+}
+
+/// The error for `path` that is not a regular file (`meta` says what it is).
+pub fn not_regular(path: &Path, meta: &std::fs::Metadata) -> InputError {
+    InputError::Unreadable {
+        path: path.display().to_string(),
+        why: format!("it is not a regular file ({})", cite_store::file_kind(meta)),
+    }
+}
+
 /// Reads a draft to verify: a missing file (or a folder) is `no such draft: PATH`.
 pub fn read_draft(path: &Path) -> Result<String, InputError> {
     match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|_| InputError::Unreadable {
-            path: path.display().to_string(),
-            why: "it is not UTF-8 text".into(),
-        }),
+        Ok(bytes) => utf8(path, bytes),
         Err(e) if e.kind() == io::ErrorKind::NotFound || path.is_dir() => {
             Err(InputError::NoSuchDraft(path.display().to_string()))
         }

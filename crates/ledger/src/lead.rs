@@ -42,6 +42,18 @@ use cite_store::lock::Lead;
 /// line limit, well below it).
 const MAX_FRAME: usize = 64 << 20;
 
+/// The most servers the lead serves at once, a thread each. Another that connects is hung
+/// up on and writes alone, as where there is no lead: connections (any process of this
+/// user can open them) cannot make the lead hold a thread each.
+const MAX_FOLLOWERS: usize = 32;
+
+/// How long the lead keeps a connection that sends no ask; its server, when it writes
+/// again, finds that out and connects anew (or writes alone).
+const IDLE: Duration = Duration::from_secs(60);
+
+/// How long the lead waits for a server to read its answer.
+const READ_BY: Duration = Duration::from_secs(10);
+
 /// What this server is to the other servers of its ledger.
 pub(super) enum Role {
     /// Not known yet, or the lead was lost: found out at the next write.
@@ -261,9 +273,13 @@ struct Followers {
 }
 
 impl Followers {
+    /// Keeps a copy of `stream`, unless [`MAX_FOLLOWERS`] are served already.
     fn add(&self, stream: &UnixStream) -> Option<u64> {
         let copy = stream.try_clone().ok()?;
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if open.1.len() >= MAX_FOLLOWERS {
+            return None;
+        }
         open.0 += 1;
         let key = open.0;
         open.1.insert(key, copy);
@@ -301,20 +317,30 @@ fn accept(
         let Some(key) = followers.add(&stream) else {
             continue;
         };
-        let (kept, followers) = (kept.clone(), followers.clone());
-        let _ = thread::Builder::new()
+        let (kept, serving) = (kept.clone(), followers.clone());
+        let spawned = thread::Builder::new()
             .name("cite-lead-follower".into())
             .spawn(move || {
                 serve(&stream, kept.as_ref());
-                followers.remove(key);
+                serving.remove(key);
                 let _ = stream.shutdown(std::net::Shutdown::Both);
             });
+        if spawned.is_err() {
+            // No thread for it: its copy goes too, so the connection closes and its
+            // server writes alone.
+            followers.remove(key);
+        }
     }
 }
 
 /// Answers one follower's asks until it hangs up, sends what is not an ask, or the lead
 /// stops.
 fn serve(stream: &UnixStream, kept: &dyn Commit) {
+    if stream.set_read_timeout(Some(IDLE)).is_err()
+        || stream.set_write_timeout(Some(READ_BY)).is_err()
+    {
+        return;
+    }
     while let Ok(frame) = read_frame(stream) {
         let Ok(ask) = serde_json::from_slice::<Ask>(&frame) else {
             return;

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod audit;
+pub mod confined;
 mod copy;
 pub mod import;
 pub mod ingest;
@@ -20,11 +21,11 @@ mod view;
 pub use audit::{AuditReport, Rebuilt};
 use cite_core::evidence::Selector;
 pub use cite_core::model::{
-    Attached, ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, Quote, Retitled,
-    Retracted, RouteCount, Source, SourceDetail, SourceEntry, date_parts,
+    Attached, ChainEntry, EntryOrigin, EventView, LogEntry, LookAlike, OriginView, Page, Quote,
+    Retitled, Retracted, RouteCount, Source, SourceDetail, SourceEntry, date_parts,
 };
 pub use cite_core::url;
-pub use cite_store::Location;
+pub use cite_store::{Location, file_kind};
 pub use copy::Copied;
 pub use view::{ListRequest, View};
 
@@ -58,7 +59,11 @@ pub enum Error {
     Route(String),
     #[error("input is not valid JSON ({0})")]
     Json(String),
-    #[error("no urls found in input")]
+    /// The first words are `sources.py`'s, which tools match on.
+    #[error(
+        "no urls found in input — {} — to register a page by hand, run `cite add URL`",
+        ingest::LOOKED_FOR
+    )]
     NoUrls,
     #[error("no source [{0}] in the ledger")]
     UnknownSource(u64),
@@ -183,6 +188,7 @@ fn source_of(id: SourceId, row: SourceRow, quotes: Vec<Quote>) -> Source {
         quotes,
         via: row.via,
         alias_of: None,
+        page_text: !row.snapshots.is_empty(),
     }
 }
 
@@ -208,9 +214,10 @@ fn selector_of(t: TextQuote) -> Selector {
     }
 }
 
-/// What `add` registered, and the other sources of the epoch its `--snapshot` page text
-/// is stored for (as far as [`SHARED_PAGE_LOOKBACK`] reaches).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// What `add` registered, the other sources of the epoch its `--snapshot` page text is
+/// stored for (as far as [`SHARED_PAGE_LOOKBACK`] reaches), and the sources registered
+/// now that look like one registered before ([`LookAlike`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Added {
     pub sources: Vec<Source>,
     pub page_also_stored_for: Vec<u64>,
@@ -218,6 +225,9 @@ pub struct Added {
     /// wrong title is corrected with `retitle`, on purpose, not by the next `add`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub titles_kept: Vec<u64>,
+    /// Defaulted: a lead of an earlier version answers without it.
+    #[serde(default)]
+    pub looks_like: Vec<LookAlike>,
 }
 
 /// How many of the latest records are read to find the other sources a page text is
@@ -246,6 +256,8 @@ pub struct AddRequest {
 pub struct Ingested {
     pub sources: Vec<Source>,
     pub skipped: Vec<ingest::Skipped>,
+    /// The sources whose page text came with the input and is stored now, in order.
+    pub page_text_stored: Vec<u64>,
 }
 
 /// A ledger file and how long its writers wait.
@@ -303,9 +315,26 @@ pub fn check_route(s: &str) -> Result<String> {
 
 #[derive(Clone)]
 struct Candidate {
+    /// As given, without credentials: what the event keeps of it.
     given: String,
+    /// The canonical form.
     url: String,
+    /// The canonical form before issue 19, when it differs ([`url::Canonical::earlier`]).
+    earlier: Option<String>,
     title: String,
+}
+
+impl Candidate {
+    /// A URL given, and what canonicalization made of it. `given` may hold credentials:
+    /// they are dropped here, before anything records it.
+    fn new(given: &str, canonical: url::Canonical, title: String) -> Candidate {
+        Candidate {
+            given: url::hide_credentials(given),
+            url: canonical.url,
+            earlier: canonical.earlier,
+            title,
+        }
+    }
 }
 
 /// Whether two origins are of one asker (one process, actor and command line), whose
@@ -321,6 +350,8 @@ struct Registration {
     accessed: String,
     via: Option<String>,
     snapshot: Option<String>,
+    /// Page text found beside a candidate (`ingest`): its index, and the text.
+    pages: Vec<(usize, String)>,
 }
 
 impl Ledger {
@@ -386,15 +417,19 @@ impl Ledger {
             return results.into_iter().flatten().collect();
         };
         let written = self.open_write().and_then(|store| {
+            let registrations: Vec<&Registration> = ready.iter().map(|(_, _, r)| r).collect();
+            let pages = Pages::read(&store, &registrations)?;
             store.write(first, self.wait, |w| {
                 let mut out = Vec::with_capacity(ready.len());
+                let mut batch = Batch::new(&pages);
                 let mut current = first;
-                for (i, origin, r) in &ready {
+                for (n, (i, origin, r)) in ready.iter().enumerate() {
                     if !same_asker(origin, current) {
                         w.start_group(origin.clone());
                         current = origin;
                     }
-                    out.push((*i, register_in(w, r.clone(), &mut |_, _| {})?));
+                    let added = register_in(w, r.clone(), &mut batch, n, &mut |_, _| {})?;
+                    out.push((*i, added));
                 }
                 Ok::<_, Error>(out)
             })
@@ -430,11 +465,7 @@ impl Ledger {
         };
         let mut candidates = Vec::with_capacity(req.urls.len());
         for given in &req.urls {
-            candidates.push(Candidate {
-                url: url::canonicalize(given)?,
-                given: given.clone(),
-                title: title.clone(),
-            });
+            candidates.push(Candidate::new(given, url::canonical(given)?, title.clone()));
         }
         let accessed = match &req.accessed {
             Some(d) => check_date(d)?,
@@ -449,6 +480,7 @@ impl Ledger {
             accessed,
             via,
             snapshot: req.snapshot.clone(),
+            pages: Vec::new(),
         })
     }
 
@@ -473,22 +505,30 @@ impl Ledger {
         if found.is_empty() {
             return Err(Error::NoUrls);
         }
-        let sources = self.register_found_with_progress(ctx, found, via.as_deref(), progress)?;
-        Ok(Ingested { sources, skipped })
+        let (added, page_text_stored) =
+            self.register_found_with_progress(ctx, found, via.as_deref(), progress)?;
+        Ok(Ingested {
+            sources: added.sources,
+            skipped,
+            page_text_stored,
+        })
     }
 
     /// Registers URLs already found and canonicalized (by [`ingest::find_urls`] or
     /// [`ingest::find_urls_in_tool_output`]), in one transaction, with today's date:
     /// what `ingest` does once it has read its input, for callers that read their own
-    /// (the agent hooks). One entry per URL, in order; nothing is written for none.
+    /// (the agent hooks). One entry per URL, in order; nothing is written for none. The
+    /// page text found with a URL is stored as its source's snapshot.
     pub fn register_found(
         &self,
         ctx: &Context,
         found: Vec<ingest::Found>,
         via: Option<&str>,
-    ) -> Result<Vec<Source>> {
+    ) -> Result<Added> {
         let via = via.map(check_route).transpose()?;
-        self.register_found_with_progress(ctx, found, via.as_deref(), &mut |_, _| {})
+        Ok(self
+            .register_found_with_progress(ctx, found, via.as_deref(), &mut |_, _| {})?
+            .0)
     }
 
     fn register_found_with_progress(
@@ -497,25 +537,43 @@ impl Ledger {
         found: Vec<ingest::Found>,
         via: Option<&str>,
         progress: &mut dyn FnMut(u64, u64),
-    ) -> Result<Vec<Source>> {
+    ) -> Result<(Added, Vec<u64>)> {
         if found.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Added::default(), Vec::new()));
         }
-        let candidates: Vec<Candidate> = found
-            .into_iter()
-            .map(|f| Candidate {
-                given: f.given,
+        // A loop into an exact allocation, not a collect: a collect reuses the larger
+        // list of found URLs in place, which then stays allocated for the whole write
+        // (2.4 MiB more at the peak of a 100,000-URL ingest).
+        let mut pages = Vec::new();
+        let mut candidates: Vec<Candidate> = Vec::with_capacity(found.len());
+        for (i, f) in found.into_iter().enumerate() {
+            pages.extend(f.page.map(|page| (i, page)));
+            // Only a query can hold what canonicalization removes since issue 19, so
+            // only then is the URL canonicalized again for its earlier form.
+            let earlier = f
+                .given
+                .contains('?')
+                .then(|| url::canonical(&f.given).ok())
+                .flatten()
+                .and_then(|k| k.earlier);
+            let canonical = url::Canonical {
                 url: f.url,
-                title: f.title,
-            })
-            .collect();
+                earlier,
+                removed: Vec::new(),
+            };
+            candidates.push(Candidate::new(&f.given, canonical, f.title));
+        }
+        let with_page: Vec<usize> = pages.iter().map(|(i, _)| *i).collect();
         let registration = Registration {
             candidates,
             accessed: ctx.today(),
             via: via.map(str::to_string),
             snapshot: None,
+            pages,
         };
-        Ok(self.register(ctx, registration, progress)?.sources)
+        let added = self.register(ctx, registration, progress)?;
+        let stored = with_page.into_iter().map(|i| added.sources[i].id).collect();
+        Ok((added, stored))
     }
 
     fn register(
@@ -525,8 +583,10 @@ impl Ledger {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Added> {
         let store = self.open_write()?;
+        let pages = Pages::read(&store, &[&registration])?;
         store.write(&ctx.origin(), self.wait, |w| {
-            register_in(w, registration.clone(), progress)
+            let mut batch = Batch::new(&pages);
+            register_in(w, registration.clone(), &mut batch, 0, progress)
         })
     }
 
@@ -745,10 +805,230 @@ fn check_quote(text: &str, page: &str) -> Result<evidence::Selector> {
     })
 }
 
-/// Registers one checked add in the transaction `w` is writing.
+/// How many url index entries of one page (scheme, host and path) are read, over each of
+/// http and https, for its other spellings and its look-alikes: more than one page has
+/// spellings, and few enough that a page with thousands of queries (a forum's `item?id=`)
+/// costs one short read.
+const SPELLINGS_READ: usize = 32;
+
+/// What a read before the write found among the sources of a candidate's page, for each
+/// candidate not registered under its own forms: (registration, candidate) → [`Seen`].
+///
+/// The store's writer looks up URLs but reads no range of the url index, so the page is
+/// read through a read snapshot taken before the write transaction. A CLI writer holds
+/// the writer lock across both, so the snapshot is exact; a server takes the lock per
+/// write, so a source another process registered in between can be missed, which costs
+/// no more than a look-alike note or the id of a spelling stored before issue 19. What
+/// the write acts on is looked up again inside it.
+#[derive(Default)]
+struct Pages {
+    epoch: Option<Epoch>,
+    seen: std::collections::HashMap<(usize, usize), Seen>,
+}
+
+/// Sources with a candidate's page, and the lowest id of each kind.
+#[derive(Default)]
+struct Seen {
+    /// A spelling of the same page, stored before issue 19 (with its tracking parameters):
+    /// canonicalized now, it is the candidate's URL or its twin.
+    same: Option<(String, SourceId)>,
+    /// Another query of the page: a look-alike.
+    like: Option<(String, SourceId)>,
+}
+
+impl Seen {
+    fn keep(slot: &mut Option<(String, SourceId)>, url: String, id: SourceId) {
+        if slot.as_ref().is_none_or(|(_, kept)| id < *kept) {
+            *slot = Some((url, id));
+        }
+    }
+}
+
+impl Pages {
+    fn read(store: &Store, registrations: &[&Registration]) -> Result<Pages> {
+        let reader = store.read()?;
+        let epoch = reader.epoch()?;
+        if reader.count(epoch)? == 0 {
+            return Ok(Pages::default());
+        }
+        let mut seen = std::collections::HashMap::new();
+        for (r, registration) in registrations.iter().enumerate() {
+            for (i, c) in registration.candidates.iter().enumerate() {
+                let found = seen_on_page(&reader, epoch, c)?;
+                if found.same.is_some() || found.like.is_some() {
+                    seen.insert((r, i), found);
+                }
+            }
+        }
+        Ok(Pages {
+            epoch: Some(epoch),
+            seen,
+        })
+    }
+}
+
+/// The sources of `epoch` that `reader` holds under `c`'s page (over http and https),
+/// unless `c` is registered under its own forms.
+fn seen_on_page(reader: &cite_store::Reader, epoch: Epoch, c: &Candidate) -> Result<Seen> {
+    let mut seen = Seen::default();
+    if !is_web(&c.url)
+        || reader.lookup(epoch, &c.url)?.is_some()
+        || match &c.earlier {
+            Some(e) => reader.lookup(epoch, e)?.is_some(),
+            None => false,
+        }
+    {
+        return Ok(seen);
+    }
+    let twin = url::twin(&c.url);
+    let page = url::page(&c.url);
+    for page in std::iter::once(page.to_string()).chain(url::twin(page)) {
+        let mut consider = |stored: String, id: SourceId| {
+            let now = url::canonicalize(&stored).ok();
+            if now.as_deref() == Some(c.url.as_str()) || (now.is_some() && now == twin) {
+                Seen::keep(&mut seen.same, stored, id);
+            } else {
+                Seen::keep(&mut seen.like, stored, id);
+            }
+        };
+        if page != c.url
+            && Some(&page) != twin.as_ref()
+            && let Some(id) = reader.lookup(epoch, &page)?
+        {
+            consider(page.clone(), id);
+        }
+        // The entries `PAGE?…`: `>` sorts just before `?`, and no canonical URL has one
+        // after its path (the url crate escapes it).
+        let after = format!("{page}>");
+        let queried = format!("{page}?");
+        let entries = reader
+            .tables()
+            .url_page(Some((epoch.0, &after)), SPELLINGS_READ)?;
+        for ((at, stored), id) in entries {
+            if at != epoch.0 || !stored.starts_with(&queried) {
+                break;
+            }
+            consider(stored, SourceId(id));
+        }
+    }
+    Ok(seen)
+}
+
+fn is_web(url: &str) -> bool {
+    url.starts_with("https://") || url.starts_with("http://")
+}
+
+/// One write transaction's registrations: what was read before it ([`Pages`]), and the
+/// first source it registered per page, for the look-alikes among its own candidates.
+struct Batch<'p> {
+    pages: &'p Pages,
+    /// The page without its scheme (http and https are one), hashed: 128 bits of blake3
+    /// instead of a copy of the URL, as `ingest` dedupes.
+    first_of_page: std::collections::HashMap<[u8; 16], SourceId>,
+}
+
+impl<'p> Batch<'p> {
+    fn new(pages: &'p Pages) -> Batch<'p> {
+        Batch {
+            pages,
+            first_of_page: std::collections::HashMap::new(),
+        }
+    }
+
+    /// What was read of candidate `i` of registration `r`, if the read saw this epoch.
+    fn seen(&self, epoch: Epoch, r: usize, i: usize) -> Option<&'p Seen> {
+        (self.pages.epoch == Some(epoch))
+            .then(|| self.pages.seen.get(&(r, i)))
+            .flatten()
+    }
+
+    /// The page of an http(s) URL without its scheme, hashed; `None` for other schemes.
+    fn page_key(url: &str) -> Option<[u8; 16]> {
+        let page = url::page(url);
+        let without_scheme = page
+            .strip_prefix("https://")
+            .or_else(|| page.strip_prefix("http://"))?;
+        let digest = blake3::hash(without_scheme.as_bytes());
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&digest.as_bytes()[..16]);
+        Some(key)
+    }
+
+    /// Notes `id` as registered now with the page of `key` ([`Batch::page_key`]), and
+    /// returns the first source this transaction registered with it before, if any.
+    fn registered(&mut self, key: [u8; 16], id: SourceId) -> Option<SourceId> {
+        match self.first_of_page.entry(key) {
+            std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(id);
+                None
+            }
+        }
+    }
+}
+
+/// The id `c` is registered under, and the url index key that gives it: the form an
+/// existing ledger holds for this very spelling (so that an id handed out before issue 19
+/// is the one handed out again), the canonical form, the twins of both, then a spelling
+/// stored before issue 19 that the read before the write found by its page.
+fn registered_as(
+    w: &Writer<'_>,
+    epoch: Epoch,
+    c: &Candidate,
+    seen: Option<&Seen>,
+) -> Result<Option<(SourceId, String)>> {
+    let twin = url::twin(&c.url);
+    let twin_earlier = c.earlier.as_deref().and_then(url::twin);
+    let keys = [
+        c.earlier.as_deref(),
+        Some(c.url.as_str()),
+        twin_earlier.as_deref(),
+        twin.as_deref(),
+    ];
+    for key in keys.into_iter().flatten() {
+        if let Some(id) = w.lookup(epoch, key)? {
+            return Ok(Some((id, key.to_string())));
+        }
+    }
+    if let Some((stored, id)) = seen.and_then(|s| s.same.as_ref())
+        && w.lookup(epoch, stored)? == Some(*id)
+    {
+        return Ok(Some((*id, stored.clone())));
+    }
+    Ok(None)
+}
+
+/// A source registered before `id` (registered now as `c`) with `c`'s page and another
+/// query, if there is one: the one the read before the write found (checked again
+/// here), else the first this transaction registered.
+fn look_alike(
+    w: &Writer<'_>,
+    epoch: Epoch,
+    c: &Candidate,
+    id: SourceId,
+    seen: Option<&Seen>,
+    batch: &mut Batch<'_>,
+) -> Result<Option<(SourceId, String)>> {
+    let first_now = Batch::page_key(&c.url).and_then(|key| batch.registered(key, id));
+    if let Some((stored, like)) = seen.and_then(|s| s.like.as_ref())
+        && w.source(epoch, *like)?
+            .is_some_and(|row| row.url == *stored)
+    {
+        return Ok(Some((*like, stored.clone())));
+    }
+    Ok(match first_now {
+        Some(like) => w.source(epoch, like)?.map(|row| (like, row.url)),
+        None => None,
+    })
+}
+
+/// Registers one checked add, registration `r` of `batch`, in the transaction `w` is
+/// writing.
 fn register_in(
     w: &mut Writer<'_>,
     registration: Registration,
+    batch: &mut Batch<'_>,
+    r: usize,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Added> {
     let Registration {
@@ -756,26 +1036,29 @@ fn register_in(
         accessed,
         via,
         snapshot,
+        pages,
     } = registration;
     let (accessed, via, snapshot) = (accessed.as_str(), via.as_deref(), snapshot.as_deref());
     let total = candidates.len() as u64;
     let epoch = w.epoch();
     let mut out = Vec::with_capacity(candidates.len());
     let mut titles_kept = Vec::new();
+    let mut looks_like = Vec::new();
     // Candidates are consumed as they are registered, so a large ingest holds
     // each URL once, not once as input and again as output.
-    for (done, c) in (1..).zip(candidates) {
+    for (done, (i, c)) in (1..).zip(candidates.into_iter().enumerate()) {
         progress(done, total);
-        if let Some(id) = w.lookup(epoch, &c.url)? {
+        let seen = batch.seen(epoch, r, i);
+        if let Some((id, key)) = registered_as(w, epoch, &c, seen)? {
             // The url index is a view: an entry that does not lead back to its own
             // URL must not hand out another source's id.
             let mut row = match w.source(epoch, id)? {
-                Some(row) if row.url == c.url => row,
+                Some(row) if row.url == key => row,
                 other => {
                     return Err(StoreError::ViewsDisagree {
                         detail: format!(
                             "the url index gives {} as [{}], which is {}",
-                            c.url,
+                            key,
                             id.0,
                             other.map_or("missing".to_string(), |r| r.url)
                         ),
@@ -802,6 +1085,13 @@ fn register_in(
             continue;
         }
         let id = w.next_id(epoch)?;
+        if let Some((like, like_url)) = look_alike(w, epoch, &c, id, seen, batch)? {
+            looks_like.push(LookAlike {
+                id: id.0,
+                like_id: like.0,
+                like_url,
+            });
+        }
         let added = SourceAdded {
             epoch,
             id,
@@ -820,31 +1110,48 @@ fn register_in(
             quotes: Vec::new(),
             via: via.map(str::to_string),
             alias_of: None,
+            page_text: false,
         });
     }
+    for (i, text) in pages {
+        let source = &mut out[i];
+        store_page(w, epoch, SourceId(source.id), &text)?;
+        source.page_text = true;
+    }
     let mut page_also_stored_for = Vec::new();
-    if let (Some(text), [only]) = (snapshot, out.as_slice()) {
+    if let (Some(text), [only]) = (snapshot, out.as_mut_slice()) {
         let id = SourceId(only.id);
-        let (hash, stored_before) = w.put_snapshot(text)?;
+        let (hash, stored_before) = store_page(w, epoch, id, text)?;
         if stored_before {
             page_also_stored_for = page_holders(w, epoch, &hash, id)?;
         }
-        let known = w
-            .source(epoch, id)?
-            .is_some_and(|r| r.snapshots.contains(&hash));
-        if !known {
-            w.append(Event::SnapshotStored {
-                epoch,
-                id,
-                snapshot: hash,
-            })?;
-        }
+        only.page_text = true;
     }
     Ok(Added {
         sources: out,
         page_also_stored_for,
         titles_kept,
+        looks_like,
     })
+}
+
+/// Stores `text` as a page text of source `id` (content-addressed, once per text), and
+/// records it for the source unless it already is; returns its hash and whether the text
+/// was stored before, for any source. What `add --snapshot` and the page text `ingest`
+/// finds both do.
+fn store_page(w: &mut Writer<'_>, epoch: Epoch, id: SourceId, text: &str) -> Result<(Hash, bool)> {
+    let (hash, stored_before) = w.put_snapshot(text)?;
+    let known = w
+        .source(epoch, id)?
+        .is_some_and(|r| r.snapshots.contains(&hash));
+    if !known {
+        w.append(Event::SnapshotStored {
+            epoch,
+            id,
+            snapshot: hash,
+        })?;
+    }
+    Ok((hash, stored_before))
 }
 
 /// The sources of `epoch` other than `id` that the latest [`SHARED_PAGE_LOOKBACK`]

@@ -4,9 +4,12 @@
 //! Here rather than in the CLI because the MCP server rewrites drafts too, and the two
 //! must refuse the same paths with the same words.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
+use crate::confined::Place;
 use crate::input::{self, InputError};
 use cite_core::draft::{self, ReplaceError};
 
@@ -55,12 +58,7 @@ pub fn rewritable(path: &Path, verb: &str) -> Result<Rewritable, RewriteError> {
     };
     let fail = |e: io::Error| RewriteError::Failed(format!("cannot {verb} {shown}: {e}"));
     let existing = match std::fs::metadata(&target) {
-        Ok(m) if !m.is_file() => {
-            return Err(RewriteError::Usage(format!(
-                "cannot {verb} {shown}: it is not a regular file ({}) — give a file path",
-                cite_store::file_kind(&m)
-            )));
-        }
+        Ok(m) if !m.is_file() => return Err(not_a_file(verb, path, &m)),
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(fail(e)),
@@ -68,17 +66,79 @@ pub fn rewritable(path: &Path, verb: &str) -> Result<Rewritable, RewriteError> {
     if existing.is_some() {
         // Opening for writing changes nothing, and asks the question the rename would not.
         if let Err(e) = std::fs::OpenOptions::new().write(true).open(&target) {
-            return Err(match e.kind() {
-                io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
-                    RewriteError::Failed(format!(
-                        "cannot {verb} {shown}: it is read-only for you — nothing was written"
-                    ))
-                }
-                _ => fail(e),
-            });
+            return Err(unwritable(verb, path, e));
         }
     }
     Ok(Rewritable { target, existing })
+}
+
+/// `path` cannot be replaced: it is not a regular file (`meta` says what it is).
+fn not_a_file(verb: &str, path: &Path, meta: &std::fs::Metadata) -> RewriteError {
+    RewriteError::Usage(format!(
+        "cannot {verb} {}: it is not a regular file ({}) — give a file path",
+        path.display(),
+        cite_store::file_kind(meta)
+    ))
+}
+
+/// `path` could not be opened for writing.
+fn unwritable(verb: &str, path: &Path, e: io::Error) -> RewriteError {
+    let shown = path.display();
+    match e.kind() {
+        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
+            RewriteError::Failed(format!(
+                "cannot {verb} {shown}: it is read-only for you — nothing was written"
+            ))
+        }
+        _ => RewriteError::Failed(format!("cannot {verb} {shown}: {e}")),
+    }
+}
+
+/// What [`write_atomically`] does, for a file found inside a folder a client is kept
+/// in ([`Place`]): the temporary file is made in the folder's descriptor and renamed
+/// over the file's name there, so nothing is written outside the folder even if a
+/// path to it changes meanwhile.
+fn replace_at(place: &Place, verb: &str, bytes: &[u8]) -> Result<(), RewriteError> {
+    let shown = place.shown().display();
+    let fail = |e: io::Error| RewriteError::Failed(format!("cannot {verb} {shown}: {e}"));
+    let (tmp_name, tmp) = temp_at(&place.dir).map_err(fail)?;
+    let written = (|| {
+        let mut tmp = File::from(tmp);
+        tmp.write_all(bytes)?;
+        tmp.set_permissions(place.meta.permissions())?;
+        tmp.sync_all()?;
+        rustix::fs::renameat(&place.dir, &tmp_name, &place.dir, place.name.as_os_str())?;
+        Ok(())
+    })();
+    if written.is_err() {
+        let _ = rustix::fs::unlinkat(&place.dir, &tmp_name, rustix::fs::AtFlags::empty());
+    }
+    written.map_err(fail)
+}
+
+/// A new file `.cite-…` in `dir`, mode 0600 until it takes the replaced file's mode.
+fn temp_at(dir: &OwnedFd) -> io::Result<(String, OwnedFd)> {
+    use rustix::fs::{Mode, OFlags};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let name = format!(".cite-{}-{nanos:x}-{n}", std::process::id());
+        match rustix::fs::openat(
+            dir,
+            &name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        ) {
+            Ok(fd) => return Ok((name, fd)),
+            // Left by another process: another name. Any other error is final.
+            Err(rustix::io::Errno::EXIST) if n < 1000 => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 /// Runs `write` into a temporary file beside the file `path` names, then renames it into
@@ -145,8 +205,16 @@ pub enum ReplaceInError {
 /// A draft about to get a new Sources block (`render --replace-in`): read and checked
 /// before the block is rendered, since the block lists the ids the draft cites.
 pub struct DraftRewrite {
-    path: PathBuf,
+    target: Target,
     text: String,
+}
+
+/// Where a draft is rewritten.
+enum Target {
+    Path(PathBuf),
+    /// A file found inside the folder a client is kept in ([`crate::confined`]); boxed,
+    /// as it holds its metadata.
+    Place(Box<Place>),
 }
 
 impl DraftRewrite {
@@ -156,15 +224,45 @@ impl DraftRewrite {
     pub fn open(path: &Path, rerun: &str) -> Result<DraftRewrite, ReplaceInError> {
         rewritable(path, "rewrite")?;
         let text = input::read_text(path)?;
-        if let Err(e) = draft::body_for_block(&text) {
+        DraftRewrite::checked(Target::Path(path.to_path_buf()), text, rerun)
+    }
+
+    /// [`DraftRewrite::open`] for a file found inside a folder: the same checks and
+    /// messages, on the file found, through its folder's descriptor.
+    pub fn open_in(place: Place, rerun: &str) -> Result<DraftRewrite, ReplaceInError> {
+        let shown = place.shown().to_path_buf();
+        if !place.meta.is_file() {
+            return Err(not_a_file("rewrite", &shown, &place.meta).into());
+        }
+        // Opening for writing changes nothing, and asks the question the rename would not.
+        place
+            .open_any(rustix::fs::OFlags::WRONLY)
+            .map_err(|e| unwritable("rewrite", &shown, e))?;
+        let mut text = Vec::new();
+        place
+            .open(rustix::fs::OFlags::RDONLY)?
+            .read_to_end(&mut text)
+            .map_err(|e| input::unreadable(&shown, &e))?;
+        let text = input::utf8(&shown, text)?;
+        DraftRewrite::checked(Target::Place(Box::new(place)), text, rerun)
+    }
+
+    fn checked(target: Target, text: String, rerun: &str) -> Result<DraftRewrite, ReplaceInError> {
+        let rewrite = DraftRewrite { target, text };
+        if let Err(e) = draft::body_for_block(&rewrite.text) {
             return Err(ReplaceInError::Draft {
-                message: refusal(path, e, rerun),
+                message: refusal(rewrite.path(), e, rerun),
             });
         }
-        Ok(DraftRewrite {
-            path: path.to_path_buf(),
-            text,
-        })
+        Ok(rewrite)
+    }
+
+    /// The draft's path, as given.
+    fn path(&self) -> &Path {
+        match &self.target {
+            Target::Path(path) => path,
+            Target::Place(place) => place.shown(),
+        }
     }
 
     /// The draft as it is now.
@@ -184,11 +282,14 @@ impl DraftRewrite {
         {
             rewritten = rewritten.replace("\r\n", "\n").replace('\n', "\r\n");
         }
-        write_atomically(&self.path, "rewrite", |out| {
-            out.write_all(rewritten.as_bytes()).map_err(|e| {
-                RewriteError::Failed(format!("cannot rewrite {}: {e}", self.path.display()))
-            })
-        })
+        match &self.target {
+            Target::Path(path) => write_atomically(path, "rewrite", |out| {
+                out.write_all(rewritten.as_bytes()).map_err(|e| {
+                    RewriteError::Failed(format!("cannot rewrite {}: {e}", path.display()))
+                })
+            }),
+            Target::Place(place) => replace_at(place, "rewrite", rewritten.as_bytes()),
+        }
     }
 }
 
@@ -214,5 +315,33 @@ fn refusal(path: &Path, e: ReplaceError, rerun: &str) -> String {
         }
         // `#[non_exhaustive]`: a refusal not worded here yet still refuses.
         _ => format!("{shown}: the Sources block cannot be placed in it, {rerun}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::confined::Folder;
+    use crate::confined::tests::Scratch;
+
+    #[test]
+    fn a_link_swapped_in_before_the_rewrite_replaces_the_link_not_its_target() {
+        let scratch = Scratch::new("rewrite");
+        let folder = Folder::open(&scratch.0.join("served")).unwrap();
+        let place = folder.resolve(Path::new("draft.md")).unwrap();
+        let rewrite = DraftRewrite::open_in(place, "render").unwrap();
+        scratch.swap_in_a_link();
+        rewrite.write("## Sources\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(scratch.0.join("secret.md")).unwrap(),
+            "secret\n"
+        );
+        let draft = scratch.0.join("served/draft.md");
+        assert!(std::fs::symlink_metadata(&draft).unwrap().is_file());
+        assert!(
+            std::fs::read_to_string(&draft)
+                .unwrap()
+                .contains("## Sources")
+        );
     }
 }

@@ -41,7 +41,12 @@ pub enum StoreError {
     )]
     LockFile { path: PathBuf, kind: String },
     #[error(
-        "the ledger at {} is unsupported or damaged ({reason}) — run `cite audit`; restore it from a backup if that fails",
+        "cannot write the lock file {} — every writer of a ledger must be able to write its lock file (or anyone who can read it could hold the lock): ask its owner to give you write access to the ledger, then the owner's next `cite` command opens the lock file to you too (for a group: `chmod g+w LEDGER`)",
+        path.display()
+    )]
+    LockFileNotWritable { path: PathBuf },
+    #[error(
+        "the ledger at {} is unsupported or damaged ({reason}) — run `cite audit`, which tells damage from a lock or a permission and says what to do; restore a backup only if it finds damage",
         path.display()
     )]
     Damaged { path: PathBuf, reason: String },
@@ -57,11 +62,7 @@ pub enum StoreError {
     #[error("ledger busy: {} — gave up after {} s waiting for the writer lock{}{} — try again later or raise --wait",
         path.display(),
         seconds(*waited),
-        match holders.as_slice() {
-            [] => String::new(),
-            [pid] => format!(", held now by pid {pid}"),
-            pids => format!(", held now by pids {}", pids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
-        },
+        held_by(holders),
         if *maintenance_waiting { "; a maintenance command (rebuild, import) is waiting for its turn" } else { "" },
     )]
     Busy {
@@ -72,9 +73,17 @@ pub enum StoreError {
         maintenance_waiting: bool,
         waited: Duration,
     },
-    #[error("ledger busy: {} — gave up after {} s waiting for another process that has the store open (it may be stopped or hung) — try again later or raise --wait",
-        path.display(), seconds(*waited))]
-    StoreBusy { path: PathBuf, waited: Duration },
+    /// A lock on the ledger file itself that did not come free: another cite process's
+    /// redb lock, or another program's (`flock`, `lockf`; anyone who can read the file can
+    /// take one). Busy, never damage: the file is not even read.
+    #[error("ledger busy: {} — gave up after {} s waiting for another process that has the ledger file open or locked (it may be stopped or hung){} — try again later or raise --wait",
+        path.display(), seconds(*waited), held_by(holders))]
+    StoreBusy {
+        path: PathBuf,
+        waited: Duration,
+        /// Who holds a lock on the ledger file as the wait ends (where the kernel says).
+        holders: Vec<u32>,
+    },
     #[error("the ledger file {} was replaced while this process had it open — nothing was written; run the command again", path.display())]
     Replaced { path: PathBuf },
     #[error("cannot {action} {}: {source}", path.display())]
@@ -124,6 +133,18 @@ pub enum StoreError {
     PgNewerSchema { at: String, got: i64, supports: i64 },
     #[error("ledger busy: {at} — gave up after {} s waiting for the writer lock (a PostgreSQL advisory lock) — try again later or raise --wait", seconds(*waited))]
     PgBusy { at: String, waited: Duration },
+    #[error(
+        "the PostgreSQL ledger at {at} refused role {role}: {reason} — ask the database's owner to grant it what cite needs (`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}`, as docs/postgres.md says); nothing was written"
+    )]
+    PgPermission {
+        at: String,
+        reason: String,
+        role: String,
+    },
+    #[error(
+        "ledger busy: {at} — {reason}: another session holds a lock on a cite table (a LOCK TABLE, a long maintenance) — try again later or raise --wait"
+    )]
+    PgLocked { at: String, reason: String },
     #[error("the PostgreSQL ledger at {at} failed: {reason} — run `cite audit` if this persists")]
     Postgres { at: String, reason: String },
     #[error(
@@ -164,6 +185,21 @@ pub fn io_is_storage_full(e: &std::io::Error) -> bool {
 }
 
 /// Seconds for messages: `0.3`, `1`, `2.5`.
+/// `, held now by pid N` (or pids), or nothing when the kernel named nobody.
+fn held_by(holders: &[u32]) -> String {
+    match holders {
+        [] => String::new(),
+        [pid] => format!(", held now by pid {pid}"),
+        pids => format!(
+            ", held now by pids {}",
+            pids.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 pub(crate) fn seconds(d: Duration) -> String {
     let text = format!("{:.3}", d.as_secs_f64());
     text.trim_end_matches('0').trim_end_matches('.').to_string()

@@ -411,10 +411,17 @@ impl<'s, 'a> Check<'s, 'a> {
                 continue;
             };
             let mut reported: BTreeSet<&str> = BTreeSet::new();
+            // A URL stored before issue 19 can hold what canonicalization now removes (a
+            // tracking parameter): the block shows it as stored, and its canonical form
+            // is not the stored one. Either is the ledger's URL.
+            let now = (self.normalize)(&url);
             for e in run {
                 // A BibTeX entry carries `{`, `}` and `\` of the query percent-encoded
                 // (`crate::tex::tex_url`): either form is the ledger's URL.
-                let same = |u: &str| (self.normalize)(u) == url;
+                let same = |u: &str| {
+                    let shown = (self.normalize)(u);
+                    shown == url || shown == now
+                };
                 let matches =
                     same(&e.url) || crate::tex::tex_url_decoded(&e.url).is_some_and(|d| same(&d));
                 if !matches && reported.insert(&e.url) {

@@ -184,6 +184,7 @@ mod tests {
                 }],
                 via: Some("web".into()),
                 alias_of: None,
+                page_text: false,
             },
             snapshots: vec!["aa".into(), "bb".into()],
         }

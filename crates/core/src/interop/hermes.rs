@@ -94,6 +94,7 @@ mod tests {
                     .collect(),
                 via: None,
                 alias_of: None,
+                page_text: false,
             },
             snapshots: vec![],
         }

@@ -105,6 +105,7 @@ mod tests {
             quotes: vec![],
             via: None,
             alias_of: None,
+            page_text: false,
         };
         assert_eq!(
             record(&s),
@@ -127,6 +128,7 @@ mod tests {
             title: "T; U".into(),
             accessed: String::new(),
             quotes: vec![],
+            page_text: false,
             via: None,
             alias_of: None,
         };
@@ -145,6 +147,7 @@ mod tests {
                 .into(),
             title: "SICI".into(),
             accessed: "2024-01-02".into(),
+            page_text: false,
             quotes: vec![],
             via: None,
             alias_of: None,

@@ -11,8 +11,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::model::{
-    Attached, EntryOrigin, EventView, LogEntry, Page, Quote, Retitled, Retracted, RouteCount,
-    Source, SourceDetail,
+    Attached, EntryOrigin, EventView, LogEntry, LookAlike, Page, Quote, Retitled, Retracted,
+    RouteCount, Source, SourceDetail,
 };
 
 /// `[ID] URL` — what `add` and `ingest` print per input URL.
@@ -67,6 +67,29 @@ pub fn shared_page_note(ids: &[u64]) -> Option<String> {
     let ids: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
     Some(format!(
         "note: this page text is also stored for {}",
+        ids.join(", ")
+    ))
+}
+
+/// `note: [5] looks like [4] URL (the same host and path, another query)` — what `add`
+/// says (on stderr; in the MCP tool's text) of a source registered next to a look-alike.
+pub fn looks_like_note(l: &LookAlike) -> String {
+    format!(
+        "note: [{}] looks like [{}] {} (the same host and path, another query)",
+        l.id, l.like_id, l.like_url
+    )
+}
+
+/// `note: page text stored for [2], [5]: HOW` — what `ingest` adds (on stderr; in the
+/// MCP tool's text) for the sources whose page text came with its input, `how` saying in
+/// the reader's terms how a quote is then checked. `None` when there are none.
+pub fn page_text_note(ids: &[u64], how: &str) -> Option<String> {
+    if ids.is_empty() {
+        return None;
+    }
+    let ids: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
+    Some(format!(
+        "note: page text stored for {}: {how}",
         ids.join(", ")
     ))
 }
@@ -267,6 +290,14 @@ pub fn show(d: &SourceDetail) -> Vec<String> {
     if let Some(v) = &s.via {
         out.push(format!("  via:       {v}"));
     }
+    out.push(
+        if s.page_text {
+            "  page text: stored — a quote is checked against it"
+        } else {
+            "  page text: none — a quote needs the page's text given with it"
+        }
+        .to_string(),
+    );
     for h in &d.snapshots {
         out.push(format!("  snapshot:  {h}"));
     }

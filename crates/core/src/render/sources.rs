@@ -190,6 +190,7 @@ mod tests {
             quotes: vec![],
             via: None,
             alias_of: None,
+            page_text: false,
         }
     }
 

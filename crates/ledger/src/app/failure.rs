@@ -261,7 +261,10 @@ mod tests {
     fn a_bare_failure_has_no_prefix() {
         let f: Failure = Error::NoUrls.into();
         assert_eq!(f.kind, Kind::Failed);
-        assert_eq!(f.to_string(), "no urls found in input");
+        // sources.py's words first, then what was looked for and what to do.
+        let shown = f.to_string();
+        assert!(shown.starts_with("no urls found in input — "), "{shown}");
+        assert!(shown.ends_with("run `cite add URL`"), "{shown}");
     }
 
     #[test]

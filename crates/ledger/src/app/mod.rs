@@ -22,7 +22,8 @@ use crate::Context;
 
 /// Who is acting in one call: the clock now, this process, `$CITE_ACTOR`, and `command`
 /// (the CLI's argv; `cite mcp TOOL` for a tool call). The command goes into the log,
-/// which is never rewritten: a PostgreSQL password in it (`--ledger`) is hidden.
+/// which is never rewritten: a PostgreSQL password in it (`--ledger`) is hidden, and the
+/// credentials of any other URL (`cite add https://alice:pw@…`) are dropped.
 pub fn context<I, S>(command: I) -> Context
 where
     I: IntoIterator<Item = S>,
@@ -34,7 +35,7 @@ where
         actor: std::env::var("CITE_ACTOR").ok().filter(|a| !a.is_empty()),
         command: command
             .into_iter()
-            .map(|word| cite_store::hide_password(word.as_ref()))
+            .map(|word| cite_core::url::hide_credentials(&cite_store::hide_password(word.as_ref())))
             .collect(),
     }
 }
@@ -77,6 +78,10 @@ mod tests {
         assert_eq!(
             context(["cite", "mcp", "add"]).command,
             ["cite", "mcp", "add"]
+        );
+        assert_eq!(
+            context(["cite", "add", "https://alice:pw@intranet.example/r"]).command,
+            ["cite", "add", "https://intranet.example/r"]
         );
     }
 }

@@ -10,7 +10,7 @@ use cite_core::render::sources::{self, IdSet, Style};
 use cite_core::support;
 
 use crate::{Result, Source, View};
-use cite_core::url::canonicalize;
+use cite_core::url::{canonical, canonicalize, twin};
 
 /// What `render` says when the selection is empty.
 pub const NOTHING_TO_RENDER: &str = "no sources to render";
@@ -263,9 +263,24 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
     let normalize = |u: &str| canonicalize(u).unwrap_or_else(|_| u.to_string());
     let mut registered = HashSet::new();
     for url in summary.urls.keys() {
-        let canonical = normalize(url);
-        if view.lookup(&canonical)?.is_some() {
-            registered.insert(canonical);
+        // Registered as `add` would find it (issue 19): under its canonical form, the
+        // form a ledger written before holds, or the http/https twin of either.
+        let Ok(forms) = canonical(url) else {
+            continue;
+        };
+        let mut keys = vec![forms.url.clone()];
+        keys.extend(forms.earlier.clone());
+        keys.extend(twin(&forms.url));
+        keys.extend(forms.earlier.as_deref().and_then(twin));
+        let mut found = false;
+        for key in &keys {
+            if view.lookup(key)?.is_some() {
+                found = true;
+                break;
+            }
+        }
+        if found {
+            registered.insert(forms.url);
         }
     }
     let facts = Facts {

@@ -126,11 +126,36 @@ impl Target {
         })
     }
 
+    /// A statement's error, sorted by what the user can do about it: a privilege the
+    /// role lacks, a lock another session holds, the connection lost; only the rest is
+    /// sent to `cite audit`.
     fn failed(&self, e: &postgres::Error) -> StoreError {
-        StoreError::Postgres {
-            at: self.shown.clone(),
-            reason: first_line(e),
+        let at = self.shown.clone();
+        let reason = first_line(e);
+        match e.code() {
+            Some(&SqlState::INSUFFICIENT_PRIVILEGE) => StoreError::PgPermission {
+                at,
+                reason,
+                role: self.role(),
+            },
+            Some(&SqlState::LOCK_NOT_AVAILABLE) | Some(&SqlState::QUERY_CANCELED) => {
+                StoreError::PgLocked { at, reason }
+            }
+            Some(code) if code.code().starts_with("08") || code.code().starts_with("57P") => {
+                StoreError::PgUnreachable { at, reason }
+            }
+            None if e.is_closed() => StoreError::PgUnreachable { at, reason },
+            _ => StoreError::Postgres { at, reason },
         }
+    }
+
+    /// The user `--ledger` logs in as.
+    fn role(&self) -> String {
+        self.url
+            .parse::<Config>()
+            .ok()
+            .and_then(|c| c.get_user().map(str::to_string))
+            .unwrap_or_default()
     }
 }
 

@@ -42,7 +42,7 @@ impl Deadline {
         self.expired.store(false, Ordering::Relaxed);
     }
 
-    fn at(&self) -> Instant {
+    pub(crate) fn at(&self) -> Instant {
         *self.at.lock().unwrap_or_else(|p| p.into_inner())
     }
 

@@ -78,7 +78,7 @@ pub fn lock_path(ledger: &Path) -> PathBuf {
 /// Takes the lock on `ledger`'s sidecar in `mode`, waiting at most `wait`.
 pub fn acquire(ledger: &Path, mode: LockMode, wait: Duration) -> Result<LedgerLock, StoreError> {
     let path = lock_path(ledger);
-    let file = open_sidecar(&path)?;
+    let file = open_sidecar(ledger, &path)?;
     let deadline = Instant::now() + wait;
     let io_err = |source| StoreError::Io {
         action: "lock",
@@ -219,7 +219,7 @@ pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
 /// Opens (creating if needed) the sidecar at `path`: never through a symbolic link, never
 /// anything but a regular file, never truncated. Read-only when the file is not writable
 /// for this user: a lock needs no write access.
-fn open_sidecar(path: &Path) -> Result<File, StoreError> {
+fn open_sidecar(ledger: &Path, path: &Path) -> Result<File, StoreError> {
     let refuse = |kind: &str| StoreError::LockFile {
         path: path.to_path_buf(),
         kind: kind.to_string(),
@@ -232,23 +232,19 @@ fn open_sidecar(path: &Path) -> Result<File, StoreError> {
     let mut opts = OpenOptions::new();
     opts.read(true).write(true).create(true).truncate(false);
     no_follow(&mut opts);
+    // Made for its owner alone, then opened up to those who may write the ledger: never
+    // a moment when another user could open it (a descriptor, once open, outlives any
+    // later chmod).
+    owner_only(&mut opts);
+    // Never a read-only descriptor: `flock` takes no notice of how a file was opened, so
+    // a lock file anyone may read is a lock anyone may hold.
     let file = match opts.open(path) {
         Ok(f) => f,
         Err(e) if is_symlink_refusal(&e) => return Err(refuse("a symbolic link")),
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
-            ) && path.exists() =>
-        {
-            let mut ro = OpenOptions::new();
-            ro.read(true);
-            no_follow(&mut ro);
-            ro.open(path).map_err(|source| StoreError::Io {
-                action: "open the lock file",
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied && path.exists() => {
+            return Err(StoreError::LockFileNotWritable {
                 path: path.to_path_buf(),
-                source,
-            })?
+            });
         }
         Err(source) => {
             return Err(StoreError::Io {
@@ -267,8 +263,49 @@ fn open_sidecar(path: &Path) -> Result<File, StoreError> {
     if !meta.file_type().is_file() {
         return Err(refuse(file_kind(&meta)));
     }
+    fit_mode(&file, &meta, ledger);
     Ok(file)
 }
+
+/// Gives the lock file read and write for each class of user that may write the ledger
+/// (by its mode, or, before it exists, by the mode it will be made with), and nothing for
+/// the others. Only its owner can change it; anyone else leaves it as it is.
+#[cfg(unix)]
+fn fit_mode(file: &File, meta: &std::fs::Metadata, ledger: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let ledger_mode = match std::fs::metadata(ledger) {
+        Ok(m) => m.permissions().mode(),
+        Err(_) => 0o666 & !umask().unwrap_or(0o077),
+    };
+    let want = [0o200, 0o020, 0o002]
+        .iter()
+        .filter(|w| ledger_mode & *w != 0)
+        .fold(0o600, |m, w| m | w | (w << 1));
+    if meta.permissions().mode() & 0o777 != want {
+        // Refused to anyone but the owner (and root): then the owner's next write fits it.
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(want));
+    }
+}
+
+#[cfg(not(unix))]
+fn fit_mode(_: &File, _: &std::fs::Metadata, _: &Path) {}
+
+/// This process's umask, as Linux reports it (`Umask:` in `/proc/self/status`), without
+/// changing it; `None` where that is not available.
+fn umask() -> Option<u32> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
+    u32::from_str_radix(line.trim(), 8).ok()
+}
+
+#[cfg(unix)]
+fn owner_only(opts: &mut OpenOptions) {
+    use std::os::unix::fs::OpenOptionsExt;
+    opts.mode(0o600);
+}
+
+#[cfg(not(unix))]
+fn owner_only(_: &mut OpenOptions) {}
 
 #[cfg(unix)]
 fn no_follow(opts: &mut OpenOptions) {
@@ -295,6 +332,20 @@ fn is_symlink_refusal(e: &io::Error) -> bool {
 /// The pids holding the writer lock on `file`, as the kernel lists them (Linux); empty
 /// where that list is not available.
 fn holders(file: &File) -> Vec<u32> {
+    lock_holders(file, &["FLOCK"])
+}
+
+/// The pids holding any lock on the file at `path` whose holder the kernel names
+/// (`flock` and POSIX locks; an OFD lock has no pid): who keeps redb from opening it.
+pub(crate) fn file_holders(path: &Path) -> Vec<u32> {
+    match File::open(path) {
+        Ok(file) => lock_holders(&file, &["FLOCK", "POSIX"]),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The pids of the locks of `kinds` (`/proc/locks`' second field) held on `file`.
+fn lock_holders(file: &File, kinds: &[&str]) -> Vec<u32> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::fs::MetadataExt;
@@ -316,7 +367,9 @@ fn holders(file: &File) -> Vec<u32> {
                 // carry `->` and hold nothing.
                 let fields: Vec<&str> = line.split_whitespace().collect();
                 match fields.as_slice() {
-                    [_, "FLOCK", _, _, pid, id, ..] if *id == want => pid.parse().ok(),
+                    [_, kind, _, _, pid, id, ..] if *id == want && kinds.contains(kind) => {
+                        pid.parse().ok()
+                    }
                     _ => None,
                 }
             })
@@ -327,7 +380,7 @@ fn holders(file: &File) -> Vec<u32> {
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = file;
+        let _ = (file, kinds);
         Vec::new()
     }
 }
@@ -444,7 +497,7 @@ impl Lead {
     pub fn try_take(ledger: &Path) -> Option<Lead> {
         #[cfg(target_os = "linux")]
         {
-            let file = open_sidecar(&lock_path(ledger)).ok()?;
+            let file = open_sidecar(ledger, &lock_path(ledger)).ok()?;
             matches!(ofd::try_take(&file, 1), Ok(true)).then_some(Lead { _file: file })
         }
         #[cfg(not(target_os = "linux"))]

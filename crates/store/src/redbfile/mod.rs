@@ -68,6 +68,7 @@ impl RedbStore {
             return StoreError::StoreBusy {
                 path: self.path.clone(),
                 waited: self.wait,
+                holders: lock::file_holders(&self.path),
             };
         }
         e.into()
@@ -95,6 +96,7 @@ impl RedbStore {
                         return Err(StoreError::StoreBusy {
                             path: self.path.clone(),
                             waited: wait,
+                            holders: lock::file_holders(&self.path),
                         });
                     }
                 }

@@ -110,6 +110,7 @@ pub(super) fn open_failed(
         return StoreError::StoreBusy {
             path: path.to_path_buf(),
             waited: wait,
+            holders: lock::file_holders(path),
         };
     }
     StoreError::Damaged {
@@ -137,14 +138,50 @@ fn open_writable(path: &Path) -> Result<fs::File, StoreError> {
 
 /// Opens the file read-write through the bounded backend.
 fn open_rw(path: &Path, deadline: &Arc<Deadline>, wait: Duration) -> Result<Database, StoreError> {
-    let file = open_writable(path)?;
-    let backend = BoundedFile::new(file, deadline.clone())
-        .map_err(|e| open_failed(path, deadline, wait, e))?;
     // The file is known to hold a redb database, so this opens it; it never initializes
     // one in place (that is `create`'s job, beside the path).
-    builder()
-        .create_with_backend(backend)
-        .map_err(|e| open_failed(path, deadline, wait, e))
+    open_db(
+        path,
+        deadline,
+        wait,
+        || open_writable(path),
+        |backend| builder().create_with_backend(backend),
+    )?
+    .map_err(|e| open_failed(path, deadline, wait, e))
+}
+
+/// Opens redb on a new descriptor from `file` with `open`, again and again until the
+/// deadline while the lock redb takes on the whole file at open is held elsewhere —
+/// another program's `flock` or `lockf` on the ledger, which any user who can read it
+/// can take. That is busy, never damage: redb answers "already open" before it reads a
+/// page. Every other answer of redb's is the caller's to judge.
+fn open_db<T>(
+    path: &Path,
+    deadline: &Arc<Deadline>,
+    wait: Duration,
+    file: impl Fn() -> Result<fs::File, StoreError>,
+    open: impl Fn(BoundedFile) -> Result<T, redb::DatabaseError>,
+) -> Result<Result<T, redb::DatabaseError>, StoreError> {
+    let until = deadline.at();
+    let mut backoff = lock::Backoff::new();
+    loop {
+        let backend = match BoundedFile::new(file()?, deadline.clone()) {
+            Ok(backend) => backend,
+            Err(e) => return Ok(Err(e)),
+        };
+        match open(backend) {
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) => {
+                if !backoff.pause(until) {
+                    return Err(StoreError::StoreBusy {
+                        path: path.to_path_buf(),
+                        waited: wait,
+                        holders: lock::file_holders(path),
+                    });
+                }
+            }
+            other => return Ok(other),
+        }
+    }
 }
 
 /// Where a new ledger for `path` goes: `path` itself, or the target of a dangling
@@ -279,10 +316,11 @@ impl RedbStore {
         }
         sniff(path)?;
         let deadline = Deadline::new(wait);
-        let file = fs::File::open(path).map_err(io_err("open", path))?;
-        let backend = BoundedFile::new(file, deadline.clone())
-            .map_err(|e| open_failed(path, &deadline, wait, e))?;
-        let db = match builder().open_read_only_with_backend(backend) {
+        let file = || fs::File::open(path).map_err(io_err("open", path));
+        let opened = open_db(path, &deadline, wait, file, |backend| {
+            builder().open_read_only_with_backend(backend)
+        })?;
+        let db = match opened {
             Ok(db) => Db::Ro(db),
             // A file left by a crashed writer needs redb's quick repair, which only a
             // writable open performs; do that once (as a writer would) rather than refuse
