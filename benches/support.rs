@@ -107,7 +107,11 @@ fn support(c: &mut Criterion) {
         std::fs::write(&file, text).expect("write page");
         run_ok(
             cite(&ledger)
-                .args(["add", &format!("https://pages.example/{}", k + 1), "--snapshot"])
+                .args([
+                    "add",
+                    &format!("https://pages.example/{}", k + 1),
+                    "--snapshot",
+                ])
                 .arg(&file),
         );
     }
@@ -137,9 +141,10 @@ fn support(c: &mut Criterion) {
     g.bench_function("cite verify (100 citations, 100 pages of 50 KB)", |b| {
         b.iter(|| verify(false))
     });
-    g.bench_function("cite verify --support (100 citations, 100 pages of 50 KB)", |b| {
-        b.iter(|| verify(true))
-    });
+    g.bench_function(
+        "cite verify --support (100 citations, 100 pages of 50 KB)",
+        |b| b.iter(|| verify(true)),
+    );
     g.finish();
 }
 
