@@ -6,17 +6,15 @@
 //! The places of the page's figures are not kept: only a failure needs them, for the
 //! closest candidate, and [`Candidates`] reads the page again for that.
 
-use std::collections::HashMap;
-
-use super::names::{Wanted, fold};
+use super::names::Wanted;
 use super::scan::{self, Fact, Side, Sink};
-use super::value::{Class, Date, Dec, Reading, Val};
+use super::value::{Class, Date, Dec, FastMap, Reading, Val};
 
 /// What a page says, indexed.
 #[derive(Debug, Default)]
 pub(crate) struct PageIndex {
     /// Each value, with a bit per class it is written in.
-    vals: HashMap<Val, u8>,
+    vals: FastMap<Val, u8>,
     /// The wanted names the page uses (by number).
     pub names: Vec<bool>,
     /// Letters of the page's words by script ([`Script`]).
@@ -28,7 +26,7 @@ impl PageIndex {
     pub fn build(text: &str, wanted: &Wanted) -> PageIndex {
         let mut idx = Indexer {
             index: PageIndex {
-                vals: HashMap::new(),
+                vals: FastMap::default(),
                 names: vec![false; wanted.len()],
                 letters: [0; 4],
             },
@@ -110,16 +108,43 @@ impl Sink for Indexer<'_> {
         let Some(first) = word.chars().next() else {
             return;
         };
-        self.index.letters[Script::of(first) as usize] += word.chars().count();
-        if self.wanted.is_empty() {
+        let letters = if word.is_ascii() {
+            word.len()
+        } else {
+            word.chars().count()
+        };
+        self.index.letters[Script::of(first) as usize] += letters;
+        // Only a word that may be a wanted name is folded and looked up.
+        if !self.wanted.may_be(first) {
             return;
         }
+        // An ASCII word folds to its length, less a possessive's `'s` or `'`.
+        if word.is_ascii() {
+            let n = word.len();
+            let lengths = [Some(n), n.checked_sub(1), n.checked_sub(2)];
+            if !lengths
+                .into_iter()
+                .flatten()
+                .any(|l| self.wanted.may_have_length(l))
+            {
+                return;
+            }
+        }
+        // As `fold` does, without allocating: lower-cased, a possessive dropped.
         self.folded.clear();
-        if word.is_ascii() && !word.contains('\'') {
+        if word.is_ascii() {
             self.folded.push_str(word);
             self.folded.make_ascii_lowercase();
         } else {
-            self.folded.push_str(&fold(word));
+            for c in word.chars() {
+                scan::push_lower(&mut self.folded, c);
+            }
+        }
+        for suffix in ["'s", "’s", "'", "’"] {
+            if self.folded.len() > suffix.len() && self.folded.ends_with(suffix) {
+                self.folded.truncate(self.folded.len() - suffix.len());
+                break;
+            }
         }
         // A name is written with a capital: `clinical` on a page is not `Clinical`.
         let names = &mut self.index.names;

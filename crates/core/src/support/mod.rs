@@ -472,7 +472,6 @@ fn closest_facts(
     }
     let mut words: HashMap<usize, Vec<String>> = HashMap::new();
     let mut best: HashMap<(usize, usize), Best> = HashMap::new();
-    let mut near = String::new();
     for (n, list) in asks {
         for &(_, k, _) in &list {
             words
@@ -480,10 +479,12 @@ fn closest_facts(
                 .or_insert_with(|| content_words(sentences[k].text));
         }
         let text = &pages.texts[n];
+        // The page lower-cased (ASCII only, so that its offsets are the text's) once, for
+        // the words around each candidate.
+        let lowered = text.to_ascii_lowercase();
         index::spots(text, &mut |spot| {
             let r = spot.reading;
-            // The page's words around it, lower-cased once for all the facts.
-            let mut lowered = false;
+            let near = passage(&lowered, spot.start, spot.end, 80);
             for &(id, k, f) in &list {
                 let fact = &claims[k].facts[f];
                 let Some(first) = fact.readings.iter().next() else {
@@ -498,12 +499,6 @@ fn closest_facts(
                 );
                 if !same_kind {
                     continue;
-                }
-                if !lowered {
-                    near.clear();
-                    let around = passage(text, spot.start, spot.end, 80);
-                    near.extend(around.chars().flat_map(char::to_lowercase));
-                    lowered = true;
                 }
                 let class_ok = first.class.accepts() & r.class.bit() != 0;
                 let distance = match (r.val, first.val) {

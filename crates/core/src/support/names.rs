@@ -7,7 +7,8 @@
 //! its name. Names in Cyrillic and Greek decline (`Москва`, `Москвы`), so for them a page
 //! word that shares all but the last two letters (at least four) is the name.
 
-use std::collections::HashMap;
+use super::index::Script;
+use super::value::FastMap;
 
 use super::lexicon;
 use super::scan::Sink;
@@ -64,11 +65,16 @@ fn stem_of(folded: &str) -> Option<String> {
 #[derive(Debug, Default)]
 pub(crate) struct Wanted {
     /// Names a page must write with a capital.
-    exact: HashMap<String, u32>,
-    stems: HashMap<String, u32>,
+    exact: FastMap<String, u32>,
+    stems: FastMap<String, u32>,
     /// Names that open a sentence, where the capital says nothing: any case will do.
-    loose: HashMap<String, u32>,
+    loose: FastMap<String, u32>,
     count: u32,
+    /// A bit per [`Script`] the names are written in, for exact and for loose ones.
+    scripts: u8,
+    loose_scripts: u8,
+    /// A bit per byte length of the names (63 for any longer), for a quick no.
+    lengths: u64,
 }
 
 impl Wanted {
@@ -81,6 +87,13 @@ impl Wanted {
         }
         let n = self.count;
         self.count += 1;
+        self.lengths |= 1 << folded.len().min(63);
+        let script = 1 << folded.chars().next().map_or(Script::Other, Script::of) as u8;
+        if loose {
+            self.loose_scripts |= script;
+        } else {
+            self.scripts |= script;
+        }
         if loose {
             self.loose.insert(folded.to_string(), n);
             return n;
@@ -92,8 +105,16 @@ impl Wanted {
         n
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
+    /// Whether a name may be `len` bytes long once folded.
+    pub fn may_have_length(&self, len: usize) -> bool {
+        self.lengths & (1 << len.min(63)) != 0
+    }
+
+    /// Whether a page word starting with `first` may be a wanted name: one written
+    /// in its script, with a capital unless it opened its sentence.
+    pub fn may_be(&self, first: char) -> bool {
+        let script = 1 << Script::of(first) as u8;
+        self.loose_scripts & script != 0 || (self.scripts & script != 0 && first.is_uppercase())
     }
 
     pub fn len(&self) -> usize {

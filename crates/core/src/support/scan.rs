@@ -47,6 +47,7 @@ pub(crate) fn scan(text: &str, side: Side, sink: &mut dyn Sink) {
         t: text,
         side,
         lower: String::new(),
+        word: String::new(),
     };
     s.run(sink);
 }
@@ -56,6 +57,53 @@ struct Scanner<'t> {
     side: Side,
     /// Reused for lower-casing words.
     lower: String,
+    /// The word being read, lower-cased ([`Scanner::after_word`]).
+    word: String,
+}
+
+/// Whether `c` is a letter: the scripts pages are mostly written in decided without
+/// Unicode's tables, which a page's every character would otherwise search.
+pub(crate) fn letter(c: char) -> bool {
+    match c {
+        _ if c.is_ascii() => c.is_ascii_alphabetic(),
+        // Punctuation: dashes, quotes, spaces, ideographic punctuation.
+        '\u{2000}'..='\u{206F}'
+        | '\u{3000}'..='\u{3004}'
+        | '\u{3008}'..='\u{3020}'
+        | '\u{FF01}'..='\u{FF0F}' => false,
+        '\u{00C0}'..='\u{00FF}' => c != '×' && c != '÷',
+        '\u{0100}'..='\u{024F}'
+        | '\u{0391}'..='\u{03A1}'
+        | '\u{03A3}'..='\u{03A9}'
+        | '\u{03AC}'..='\u{03CE}'
+        | '\u{0400}'..='\u{0481}'
+        | '\u{048A}'..='\u{04FF}'
+        | '\u{0621}'..='\u{064A}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{3041}'..='\u{3096}'
+        | '\u{30A1}'..='\u{30FA}'
+        | '\u{AC00}'..='\u{D7A3}' => true,
+        _ => c.is_alphabetic(),
+    }
+}
+
+/// `c` lower-cased into `out`: Latin-1, Cyrillic and Greek capitals by their offset,
+/// the rest by Unicode's tables.
+pub(crate) fn push_lower(out: &mut String, c: char) {
+    let shifted = match c {
+        'A'..='Z' | '\u{00C0}'..='\u{00DE}' if c != '×' => Some(c as u32 + 0x20),
+        '\u{0410}'..='\u{042F}' => Some(c as u32 + 0x20),
+        '\u{0400}'..='\u{040F}' => Some(c as u32 + 0x50),
+        '\u{0391}'..='\u{03A9}' if c != '\u{03A2}' => Some(c as u32 + 0x20),
+        'a'..='z' | '\u{00DF}'..='\u{00FF}' | '\u{0430}'..='\u{045F}' | '\u{03AC}'..='\u{03CE}' => {
+            Some(c as u32)
+        }
+        _ => None,
+    };
+    match shifted.and_then(char::from_u32) {
+        Some(l) => out.push(l),
+        None => out.extend(c.to_lowercase()),
+    }
 }
 
 /// The value of a decimal digit in any of the scripts pages use (ASCII, fullwidth,
@@ -147,17 +195,25 @@ impl<'t> Scanner<'t> {
     /// The word (letters, with an apostrophe inside) at `i`, and its end.
     fn word_at(&self, i: usize) -> Option<(&'t str, usize)> {
         let first = self.next_char(i)?;
-        if !first.is_alphabetic() {
+        if !letter(first) {
             return None;
         }
         let cjk = unspaced(first);
-        let mut end = i;
+        // ASCII letters first, a byte at a time: most words are all of them.
+        let b = self.t.as_bytes();
+        let mut end = i + b[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+        if end > i && !matches!(b.get(end), Some(b'\'' | 0x80..)) {
+            return Some((&self.t[i..end], end));
+        }
+        end = i;
         let mut chars = self.t[i..].char_indices().peekable();
         while let Some((k, c)) = chars.next() {
-            let inside = matches!(c, '\'' | '’')
-                && !cjk
-                && chars.peek().is_some_and(|&(_, n)| n.is_alphabetic());
-            if !(c.is_alphabetic() && unspaced(c) == cjk || inside || c == '\u{AD}') {
+            let inside =
+                matches!(c, '\'' | '’') && !cjk && chars.peek().is_some_and(|&(_, n)| letter(n));
+            if !(letter(c) && unspaced(c) == cjk || inside || c == '\u{AD}') {
                 break;
             }
             end = i + k + c.len_utf8();
@@ -172,7 +228,9 @@ impl<'t> Scanner<'t> {
             self.lower.push_str(w);
             self.lower.make_ascii_lowercase();
         } else {
-            self.lower.extend(w.chars().flat_map(char::to_lowercase));
+            for c in w.chars() {
+                push_lower(&mut self.lower, c);
+            }
         }
         &self.lower
     }
@@ -197,7 +255,7 @@ impl<'t> Scanner<'t> {
                 lead = false;
                 continue;
             }
-            if c.is_alphabetic() {
+            if letter(c) {
                 let (w, end) = self.word_at(i).expect("a letter starts a word");
                 sink.word(w, i, lead);
                 lead = false;
@@ -282,12 +340,14 @@ impl<'t> Scanner<'t> {
                 Some(i + 1 + close + 1)
             }
             'h' | 'H' | 'w' | 'W' => {
-                let lower = rest.get(..8).map(str::to_ascii_lowercase);
-                let lower = lower.as_deref().unwrap_or("");
-                let url = lower.starts_with("http://")
-                    || lower.starts_with("https://")
-                    || (lower.starts_with("www.")
-                        && !self.prev_char(i).is_some_and(char::is_alphanumeric));
+                let starts = |p: &str| {
+                    rest.as_bytes()
+                        .get(..p.len())
+                        .is_some_and(|b| b.eq_ignore_ascii_case(p.as_bytes()))
+                };
+                let url = starts("http://")
+                    || starts("https://")
+                    || (starts("www.") && !self.prev_char(i).is_some_and(char::is_alphanumeric));
                 if !url {
                     return None;
                 }
@@ -879,9 +939,45 @@ impl<'t> Scanner<'t> {
     /// After a word at `start..end`: a date that opens with a month, a number in words,
     /// or nothing. Returns where reading goes on.
     fn after_word(&mut self, w: &str, start: usize, end: usize, sink: &mut dyn Sink) -> usize {
-        if w.len() > 24 {
+        if w.starts_with(unspaced) {
+            // `関東八国`, `近百万`: numbers in CJK numerals, inside a run of characters.
+            if self.side == Side::Page {
+                cjk_numerals(w, start, sink);
+            }
             return end;
         }
+        // The words this reads are Latin, Cyrillic or Greek, and short.
+        if w.len() > 24
+            || !w.starts_with(|c: char| {
+                c.is_ascii() || matches!(c, '\u{00C0}'..='\u{052F}' | '\u{1E00}'..='\u{1FFF}')
+            })
+        {
+            return end;
+        }
+        let mut lower = std::mem::take(&mut self.word);
+        lower.clear();
+        if w.is_ascii() {
+            lower.push_str(w);
+            lower.make_ascii_lowercase();
+        } else {
+            for c in w.chars() {
+                push_lower(&mut lower, c);
+            }
+        }
+        let next = self.after_lowered_word(w, &lower, start, end, sink);
+        self.word = lower;
+        next
+    }
+
+    /// [`Scanner::after_word`] with the word lower-cased.
+    fn after_lowered_word(
+        &mut self,
+        w: &str,
+        lower: &str,
+        start: usize,
+        end: usize,
+        sink: &mut dyn Sink,
+    ) -> usize {
         // Only words that could start something are lower-cased: a month before a
         // number, a number word.
         let digit_near = {
@@ -892,9 +988,8 @@ impl<'t> Scanner<'t> {
             };
             self.next_char(k).and_then(digit).is_some()
         };
-        let lower = self.lower(w).to_string();
         if digit_near
-            && let Some(m) = lexicon::month(&lower)
+            && let Some(m) = lexicon::month(lower)
             && let Some((readings, date_end)) = self.month_first(m, end)
         {
             sink.fact(Fact {
@@ -904,11 +999,6 @@ impl<'t> Scanner<'t> {
                 date: true,
             });
             return date_end;
-        }
-        if self.side == Side::Page && w.starts_with(unspaced) {
-            // `関東八国`, `近百万`: numbers in CJK numerals, inside a run of characters.
-            cjk_numerals(w, start, sink);
-            return end;
         }
         if self.side == Side::Page
             && let Some(n) = lexicon::roman(w)
@@ -925,7 +1015,7 @@ impl<'t> Scanner<'t> {
             });
             return end;
         }
-        if let Some(p) = lexicon::scale_plural(&lower) {
+        if let Some(p) = lexicon::scale_plural(lower) {
             // `millions of people`: a scale with no number (one before it would have
             // taken the word as its scale).
             sink.fact(Fact {
@@ -939,9 +1029,9 @@ impl<'t> Scanner<'t> {
             });
             return end;
         }
-        if let Some((dec, words_end, alone)) = self.number_words(&lower, start, end) {
+        if let Some((dec, words_end, alone)) = self.number_words(lower, start, end) {
             let unit = self.unit_after(words_end);
-            let fraction = matches!(lower.as_str(), "half" | "quarter");
+            let fraction = matches!(lower, "half" | "quarter");
             // In a sentence, "one" alone is an article more often than a figure, and
             // "half" counts only as points or percent.
             let counted = match self.side {

@@ -283,3 +283,18 @@ fn a_sentence_without_page_text_is_unchecked() {
     let r = run("The cash rate went to 2.35 percent.[2][1]", &[2, 1], &p);
     assert!(!r.unchecked && r.unsupported.is_empty());
 }
+
+#[test]
+fn letters_and_lower_case_agree_with_unicode() {
+    for c in (0..0x3100u32)
+        .chain(0x4E00..0x4E10)
+        .chain(0xAC00..0xAC10)
+        .chain(0xFF00..0xFF30)
+        .filter_map(char::from_u32)
+    {
+        assert_eq!(scan::letter(c), c.is_alphabetic(), "{c:?} {:x}", c as u32);
+        let mut ours = String::new();
+        scan::push_lower(&mut ours, c);
+        assert_eq!(ours, c.to_lowercase().collect::<String>(), "{c:?}");
+    }
+}

@@ -5,7 +5,58 @@
 //! [`Dec`] (mantissa 25, exponent 8), `3.40 percent` and `3.4%` one value of class
 //! [`Class::Percent`], and `8.9%` is not `8.94%`.
 
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// A hash map with [`Fx`]: the keys are a page's figures and a draft's names, hashed
+/// once per figure or word of every page, where SipHash was a tenth of the check.
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// The multiply-and-rotate hash of rustc (`FxHasher`): fast on small keys. Not
+/// resistant to chosen collisions, which would only slow one `verify` down.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u16(&mut self, n: u16) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Fx {
+    fn add(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
 
 /// An exact decimal `±m × 10^e`, normalized: `m` has no trailing zero (and zero is
 /// `0 × 10^0`, unsigned), so equal numbers are equal values.
