@@ -335,6 +335,40 @@ fn quotes_and_their_pages_are_page_text_and_a_retracted_one_is_not() {
 }
 
 #[test]
+fn page_text_ingest_kept_from_an_extract_tool_is_checked() {
+    let sb = Sandbox::new();
+    let tavily = json!({"results": [{"url": "https://lake.example/ice", "raw_content": PAGE}]});
+    let file = sb.file("extract.json", &tavily.to_string());
+    sb.ok(&["ingest", file.to_str().unwrap()]);
+    // A search result's description is a snippet, never page text.
+    let brave = json!({"web": {"results": [
+        {"url": "https://lake.example/snippet", "description": "Ice is 12% less dense."}
+    ]}});
+    let file = sb.file("search.json", &brave.to_string());
+    sb.ok(&["ingest", file.to_str().unwrap()]);
+    let path = draft(
+        &sb,
+        "report.md",
+        "# Ice
+
+Ice is about 8.5% less dense than water.[1] Ice is 12% less dense.[2]
+The lake froze on 14 March 2024.[1]
+",
+    );
+    let (code, out, err) = verify(&sb, &path, &["--support"]);
+    assert_eq!(code, 1, "{out}");
+    // The sentence citing the search result is not checked.
+    assert!(
+        out.contains("1 cited sentence(s) not checked for support: no page text is stored for [2]"),
+        "{out}"
+    );
+    assert_eq!(
+        err,
+        "FAIL: date \"14 March 2024\" is on none of the pages cited ([1]) — [1] says \"15 March 2024\" in \"… is why it floats. The lake froze on 15 March 2024, when the air was at -12 °C, and 2.5 …\" — write what the page says, or cite a page that says it (line 4)\n"
+    );
+}
+
+#[test]
 fn the_mcp_verify_tool_takes_support() {
     let sb = ledger();
     let mut server = crate::mcp::Server::start(&sb.ledger);
