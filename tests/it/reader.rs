@@ -542,7 +542,13 @@ fn the_skill_final_check_passes_on_the_example_data() {
     // the end of the skill's fact-checking mode.
     for flags in [
         &["--strict", "--min-coverage", "0.5"][..],
-        &["--strict", "--evidence", "--min-coverage", "0.5", "--support"],
+        &[
+            "--strict",
+            "--evidence",
+            "--min-coverage",
+            "0.5",
+            "--support",
+        ],
         &["--evidence", "--support", "--min-coverage", "0.5"],
     ] {
         let out = sb.run(&[&["verify", s(&draft)][..], flags].concat());

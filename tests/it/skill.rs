@@ -65,5 +65,8 @@ fn fact_checking_mode_ends_with_the_support_gate() {
         last_step.contains("cite verify report.md --evidence --support --min-coverage 0.5"),
         "{last_step}"
     );
-    assert!(!mode.contains("\n5. "), "the support gate is no longer the last step");
+    assert!(
+        !mode.contains("\n5. "),
+        "the support gate is no longer the last step"
+    );
 }

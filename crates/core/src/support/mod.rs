@@ -373,7 +373,10 @@ fn claims_of<'s>(text: &'s str, wanted: &mut Wanted) -> Claim<'s> {
         .names(text)
         .into_iter()
         .filter(|(n, _)| !in_phrase(n))
-        .map(|(n, loose)| (n, wanted.add(&fold(n), loose)))
+        .map(|(n, loose)| {
+            let script = n.chars().next().map_or(Script::Other, Script::of);
+            (n, wanted.add(&fold(n), loose, script))
+        })
         .collect();
     Claim {
         facts,

@@ -79,8 +79,9 @@ pub(crate) struct Wanted {
 
 impl Wanted {
     /// The number of the folded name `folded`, added if new; `loose`: it opened its
-    /// sentence, so a page word in any case is it.
-    pub fn add(&mut self, folded: &str, loose: bool) -> u32 {
+    /// sentence, so a page word in any case is it; `script`: that of the name as written
+    /// (its first letter's), which page words are compared in.
+    pub fn add(&mut self, folded: &str, loose: bool, script: Script) -> u32 {
         let map = if loose { &self.loose } else { &self.exact };
         if let Some(&n) = map.get(folded) {
             return n;
@@ -88,7 +89,7 @@ impl Wanted {
         let n = self.count;
         self.count += 1;
         self.lengths |= 1 << folded.len().min(63);
-        let script = 1 << folded.chars().next().map_or(Script::Other, Script::of) as u8;
+        let script = 1 << script as u8;
         if loose {
             self.loose_scripts |= script;
         } else {
@@ -335,11 +336,11 @@ mod tests {
     #[test]
     fn declining_names_match_their_forms() {
         let mut w = Wanted::default();
-        let n = w.add(&fold("Москва"), false);
+        let n = w.add(&fold("Москва"), false, Script::Cyrillic);
         let mut hits = Vec::new();
         w.matches("москвы", true, &mut |k| hits.push(k));
         assert_eq!(hits, [n]);
-        let m = w.add("lowe", false);
+        let m = w.add("lowe", false, Script::Latin);
         hits.clear();
         w.matches("lowry", true, &mut |k| hits.push(k));
         assert!(hits.is_empty());
@@ -348,7 +349,7 @@ mod tests {
         w.matches("lowe", true, &mut |k| hits.push(k));
         assert_eq!(hits, [m]);
         // At a sentence's start, any case will do.
-        let l = w.add("rates", true);
+        let l = w.add("rates", true, Script::Latin);
         hits.clear();
         w.matches("rates", false, &mut |k| hits.push(k));
         assert_eq!(hits, [l]);

@@ -352,7 +352,10 @@ impl<'t> Scanner<'t> {
                     return None;
                 }
                 let end = rest
-                    .find(|c: char| is_space(c) || matches!(c, ')' | ']' | '>' | '"' | '<'))
+                    .find(|c: char| {
+                        is_space(c)
+                            || matches!(c, ')' | ']' | '>' | '"' | '<' | '`' | '”' | '»' | '|')
+                    })
                     .unwrap_or(rest.len());
                 Some(i + end)
             }

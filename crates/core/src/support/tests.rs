@@ -298,3 +298,136 @@ fn letters_and_lower_case_agree_with_unicode() {
         assert_eq!(ours, c.to_lowercase().collect::<String>(), "{c:?}");
     }
 }
+
+mod never_panics {
+    use proptest::prelude::*;
+
+    use super::super::{Cited, Pages, check};
+
+    /// Text made of what the reader looks at: digits, separators, units, scale words,
+    /// months, quotes, markers, and letters of several scripts.
+    fn figureish() -> impl Strategy<Value = String> {
+        let atoms = prop::sample::select(vec![
+            "1",
+            "23",
+            "2024",
+            "0",
+            "9",
+            ".",
+            ",",
+            " ",
+            "\n",
+            "\n\n",
+            "-",
+            "–",
+            "/",
+            ":",
+            "'",
+            "%",
+            "°",
+            "°C",
+            "$",
+            "€",
+            "¥",
+            "k",
+            "m",
+            "bn",
+            " billion",
+            " million",
+            " percent",
+            " basis points",
+            "half a percentage point",
+            "quarter of a",
+            " to ",
+            " and ",
+            "March ",
+            "Mar. ",
+            "марта ",
+            "年",
+            "月",
+            "日",
+            "万",
+            "百",
+            "八",
+            "割",
+            "XII ",
+            "و",
+            "\"",
+            "“",
+            "”",
+            "«",
+            "»",
+            "[1]",
+            "[^2]",
+            "(",
+            ")",
+            "`",
+            "http://x.org/9",
+            "Lowe",
+            "lowe's",
+            "Москва",
+            "Ωμέγα",
+            "é",
+            "ß",
+            "twenty-five ",
+            "a dozen ",
+            "millions",
+            "١٢",
+            "１２",
+            "\u{a0}",
+            "\u{202f}",
+            "\u{ad}",
+            "…",
+            "...",
+        ]);
+        prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
+    }
+
+    fn exercise(sentence: &str, page: &str) {
+        let mut pages = Pages::default();
+        pages.add(1, page.to_string());
+        let ids = [1, 2];
+        let r = check(
+            &[Cited {
+                line: 1,
+                text: sentence,
+                ids: &ids,
+            }],
+            &pages,
+        );
+        assert_eq!(r.checked, r.supported + r.unsupported);
+        // A sentence is supported by itself as a page: figures, phrases and names.
+        let mut own = Pages::default();
+        own.add(1, sentence.to_string());
+        let r = check(
+            &[Cited {
+                line: 1,
+                text: sentence,
+                ids: &ids[..1],
+            }],
+            &own,
+        );
+        assert!(
+            r.sentences[0].unsupported.is_empty() && r.sentences[0].names_missing.is_empty(),
+            "{sentence:?}: {:?}",
+            r.sentences[0]
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn arbitrary_text_never_panics(sentence in any::<String>(), page in any::<String>()) {
+            exercise(&sentence, &page);
+        }
+
+        #[test]
+        fn figure_like_text_never_panics(sentence in figureish(), page in figureish()) {
+            exercise(&sentence, &page);
+        }
+    }
+}
