@@ -648,7 +648,10 @@ impl<'t> Scanner<'t> {
 
     /// `n/d` at `i` (with `num` read as `n`), if it is a fraction: plain digits either side.
     fn fraction(&self, i: usize, num: &Number) -> Option<(Val, usize)> {
-        num.plain?;
+        // `2021/22` is a span of years, not a fraction.
+        if num.plain? > 3 {
+            return None;
+        }
         let n = num.decs[0]?.as_int()?;
         if self.next_char(num.end) != Some('/') {
             return None;
@@ -1217,6 +1220,21 @@ impl<'t> Scanner<'t> {
                     if sep != b'.' {
                         push_date(&mut r, c, a, m);
                     }
+                }
+                if !r.is_empty() {
+                    return Some((r, end));
+                }
+            }
+            // A month and a year: `03/2024`.
+            let n2 = run(after1 + 1);
+            let end = after1 + 1 + n2;
+            let more = matches!(b.get(end), Some(b'-' | b'/' | b'.'))
+                && b.get(end + 1).is_some_and(u8::is_ascii_digit);
+            if sep == b'/' && (1..=2).contains(&n1) && n2 == 4 && !more {
+                let mut r = Readings::none();
+                let y = int(after1 + 1, 4);
+                if (1000..=2999).contains(&y) {
+                    push_date(&mut r, y, int(i, n1), 0);
                 }
                 if !r.is_empty() {
                     return Some((r, end));

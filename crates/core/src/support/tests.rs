@@ -188,6 +188,16 @@ fn dates_in_their_forms() {
         assert_eq!(one(s).0, date(2024, 3, 15), "{s}");
     }
     assert_eq!(one("in March 2024 it").0, date(2024, 3, 0));
+    assert_eq!(one("in 03/2024 it").0, date(2024, 3, 0));
+    // A span of years is two years, written either way.
+    let years = |s: &str| -> Vec<Val> {
+        facts(s, Side::Page)
+            .into_iter()
+            .map(|(_, r)| r[0].0)
+            .collect()
+    };
+    assert_eq!(years("in 2021/22 it"), [num("2021"), num("22")]);
+    assert_eq!(years("in 2021-22 it"), [num("2021"), num("22")]);
     assert_eq!(one("4 апреля 1147 года").0, date(1147, 4, 4));
     let f = facts("on 03/04/2024 it", Side::Sentence);
     assert_eq!(f[0].1.len(), 2);
