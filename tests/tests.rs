@@ -43,6 +43,8 @@
 //! - `reader`: issue 18 — every `[N]` a reader sees is rendered and checked, any heading's
 //!   list of sources is a Sources section, no id dropped, `--strict` on research drafts,
 //!   drafts on stdin, blocks through pandoc and cmark-gfm, MCP ids as strings and `export`
+//! - `support`: issue 21 — `verify --support`: figures, dates, quoted phrases and names
+//!   of cited sentences against the cited pages, and the labelled set's rates
 //! - `corrections`: issue 20 — retracting a quote and correcting a title are events; the
 //!   log, show, verify and the MCP tools see them
 //! - `urls`: issue 19 — one page, one id: tracking parameters, http/https twins,
@@ -130,6 +132,8 @@ mod reader;
 mod rebuild;
 #[path = "it/skill.rs"]
 mod skill;
+#[path = "it/support.rs"]
+mod support;
 #[path = "it/syncs.rs"]
 mod syncs;
 #[path = "it/tex.rs"]
