@@ -56,8 +56,14 @@ step render --style evidence --replace-in "$work/draft.md"
 printf '\n$ cat draft.md\n'
 cat "$work/draft.md"
 
-# 4. Verify before delivering.
-step verify "$work/draft.md" --strict --evidence --min-coverage 0.5
+# 4. Verify before delivering: ids, block, coverage, evidence, and (--support) that each
+#    figure, date and quoted phrase of a cited sentence is on the page it cites.
+step verify "$work/draft.md" --strict --evidence --min-coverage 0.5 --support
+
+printf '\n# --support catches a figure that drifted between the page and the prose:'
+text=$(<"$work/draft.md")
+printf '%s\n' "${text/"roughly nine percent"/"roughly ten percent"}" > "$work/drifted.md"
+step verify "$work/drifted.md" --support || true
 
 # 5. What verify catches: an id the ledger never handed out (a citation made up from
 #    memory) and a URL typed by hand into the Sources block (here, with its query lost).

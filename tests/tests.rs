@@ -45,6 +45,8 @@
 //! - `reader`: issue 18 — every `[N]` a reader sees is rendered and checked, any heading's
 //!   list of sources is a Sources section, no id dropped, `--strict` on research drafts,
 //!   drafts on stdin, blocks through pandoc and cmark-gfm, MCP ids as strings and `export`
+//! - `support`: issue 21 — `verify --support`: figures, dates, quoted phrases and names
+//!   of cited sentences against the cited pages, and the labelled set's rates
 //! - `corrections`: issue 20 — retracting a quote and correcting a title are events; the
 //!   log, show, verify and the MCP tools see them
 //! - `urls`: issue 19 — one page, one id: tracking parameters, http/https twins,
@@ -54,6 +56,10 @@
 //!   and the snippets it does not, through the CLI, MCP and the hook
 //! - `postgres`: issue 10 — PostgreSQL only: concurrent and killed writers, `cite copy`
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
+//! - `pg_credentials`: issue 23 — PostgreSQL passwords from `$PGPASSWORD`, `$PGPASSFILE`
+//!   and `~/.pgpass`, and no form of a URL that shows its password
+//! - `pg_network`: issue 23 — waits on the network bounded by `--wait` (a server that
+//!   never answers the login)
 
 #[path = "it/util.rs"]
 mod util;
@@ -116,6 +122,10 @@ mod mcp_http;
 mod model;
 #[path = "it/page_words.rs"]
 mod page_words;
+#[path = "it/pg_credentials.rs"]
+mod pg_credentials;
+#[path = "it/pg_network.rs"]
+mod pg_network;
 #[path = "it/postgres.rs"]
 mod postgres;
 #[path = "it/prop_url.rs"]
@@ -126,6 +136,8 @@ mod reader;
 mod rebuild;
 #[path = "it/skill.rs"]
 mod skill;
+#[path = "it/support.rs"]
+mod support;
 #[path = "it/syncs.rs"]
 mod syncs;
 #[path = "it/tex.rs"]

@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 fn location(arg: &OsString) -> Result<Location, CliError> {
-    Location::parse(arg).map_err(|e| CliError::usage(e.to_string()))
+    super::parse_location(arg)
 }
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {

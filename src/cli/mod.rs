@@ -41,8 +41,8 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 pub use cite_ledger::app::Failure as CliError;
 use cite_ledger::app::{self, Input, Kind, Reading};
 
-use cite_ledger::Location;
 use cite_ledger::{Context, Ledger};
+use cite_ledger::{Location, PgEnv};
 
 /// A citation ledger: stable numbered ids for every source, checked quotes, generated
 /// Sources blocks, and drafts verified before delivery.
@@ -134,11 +134,11 @@ fn parse_wait(s: &str) -> Result<Duration, String> {
 /// A `postgres://` or `postgresql://` URL in either names a PostgreSQL database.
 fn ledger_location(flag: Option<PathBuf>) -> Result<Location, CliError> {
     if let Some(p) = flag {
-        return Location::parse(p.as_os_str()).map_err(|e| CliError::usage(e.to_string()));
+        return parse_location(p.as_os_str());
     }
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     if let Some(p) = env("CITE_LEDGER").or_else(|| env("HERMES_CITATION_LEDGER")) {
-        return Location::parse(&p).map_err(|e| CliError::usage(e.to_string()));
+        return parse_location(&p);
     }
     let data = env("XDG_DATA_HOME")
         .map(PathBuf::from)
@@ -150,6 +150,21 @@ fn ledger_location(flag: Option<PathBuf>) -> Result<Location, CliError> {
             "no ledger path: pass --ledger PATH or set CITE_LEDGER",
         )),
     }
+}
+
+/// A file path or a PostgreSQL URL, with a password the URL leaves out looked for where
+/// libpq looks: `$PGPASSWORD`, else `$PGPASSFILE` or `~/.pgpass`, so that none need be in
+/// argv where `ps` shows it.
+pub fn parse_location(text: &std::ffi::OsStr) -> Result<Location, CliError> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let env = PgEnv {
+        password: var("PGPASSWORD").map(|p| p.to_string_lossy().into_owned()),
+        passfile: var("PGPASSFILE").map(PathBuf::from),
+        home: var("HOME").map(PathBuf::from),
+    };
+    Location::parse(text)
+        .map(|l| l.with_pg_env(env))
+        .map_err(|e| CliError::usage(e.to_string()))
 }
 
 /// What a subcommand needs: the ledger, who is acting, and where output goes.

@@ -27,7 +27,15 @@ Fails (exit 1) on ids that are not in the ledger, a missing or stale Sources blo
 `cite render --replace-in DRAFT`), coverage below --min-coverage, and with --evidence a
 cited source without a quote (`cite quote ID --text … --from PAGE`). --strict also fails on
 every warning about the draft (each printed as a FAIL line too); ledger sources the draft
-does not cite are information, not warnings. Exit 2: no such draft. DRAFT `-` is stdin.";
+does not cite are information, not warnings. Exit 2: no such draft. DRAFT `-` is stdin.
+
+--support reads each cited sentence for its figures (9%, 9 percent, nine percent, 2.5 billion,
+$5bn, 1,000, 85–90°F), dates (2024-03-15, March 15, 2024, 15.03.2024, March 2024, a year) and
+\"quoted phrases\", and fails each one none of the pages it cites has, naming what the page
+has instead. The pages are the stored page texts (`cite add URL --snapshot PAGE`, `cite quote
+… --from PAGE`, `cite ingest`) and quotes of the cited ids. Names no cited page uses are
+warnings, and so are sentences whose sources have no page text (not checked). It checks
+words, not meaning: a negation, or a figure the page has in another sense, passes.";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -42,6 +50,10 @@ pub struct Args {
     /// Require every cited source to carry at least one verbatim quote
     #[arg(long)]
     evidence: bool,
+    /// Check that every figure, date and quoted phrase of a cited sentence is on a page
+    /// it cites (its stored page text or quotes); names on none are warnings
+    #[arg(long)]
+    support: bool,
     /// Read this epoch instead of the current one
     #[arg(long, value_name = "N")]
     epoch: Option<u64>,
@@ -58,6 +70,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         strict: args.strict,
         min_coverage: args.min_coverage,
         evidence: args.evidence,
+        support: args.support,
         draft: Some(args.draft.clone()),
         ledger: Some(env.ledger.location().to_string()),
         advice: Advice::Shell,

@@ -126,7 +126,9 @@ Check a draft's citations against the ledger before delivering it: every [N] mus
 registered id, the Sources block at the end must list each cited id with the ledger's \
 URL, no other line may show an id with a URL the ledger does not give it, and \
 optionally sentences must declare provenance (min_coverage) and cited sources carry \
-quotes (evidence). A citation glued to a word (`carmakers[7].`) counts, with a warning \
+quotes (evidence). With `support`, every figure, date and quoted phrase of a cited \
+sentence must be on a page it cites (its stored page text or quotes), each one missing \
+failing with what the page says instead. A citation glued to a word (`carmakers[7].`) counts, with a warning \
 to write `carmakers.[7]`. Malformed markers and URLs not in the ledger are warnings; \
 `strict` fails on every warning about the draft; registered sources the draft does not \
 cite are information. Pass the \

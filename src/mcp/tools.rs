@@ -562,6 +562,11 @@ pub struct VerifyParams {
     /// Require every cited source to carry at least one verbatim quote, and name them.
     #[serde(default)]
     pub evidence: bool,
+    /// Check that every figure, date and quoted phrase of a cited sentence is on a page it
+    /// cites (its stored page text or quotes); names on none, and sentences whose sources
+    /// have no page text, are warnings. The answer's `support` has each cited sentence.
+    #[serde(default)]
+    pub support: bool,
     /// Read this epoch instead of the current one.
     #[serde(default, deserialize_with = "lenient::number_opt")]
     #[schemars(schema_with = "lenient::id_schema")]
@@ -586,6 +591,7 @@ pub fn verify(ledger: &Ledger, files: &Files, p: VerifyParams) -> Outcome {
         strict: p.strict,
         min_coverage: p.min_coverage,
         evidence: p.evidence,
+        support: p.support,
         draft: p.path.clone(),
         ledger: Some(ledger.location().to_string()),
         advice: draft::Advice::Tools,

@@ -268,6 +268,12 @@ const NEVER: &[(&str, &str, &[&str])] = &[
         "url",
         &["draft", "render", "interop", "model", "evidence"],
     ),
+    // The support check reads text against text: no draft rules, no rendering.
+    (
+        "cite-core",
+        "support",
+        &["draft", "render", "interop", "model", "url"],
+    ),
     ("cite-core", "model", &["draft", "render", "interop"]),
     ("cite-core", "render", &["interop"]),
     ("cite-core", "interop", &["render", "draft"]),

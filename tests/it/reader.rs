@@ -538,10 +538,18 @@ fn the_skill_final_check_passes_on_the_example_data() {
         &std::fs::read_to_string(examples.join("draft.md")).unwrap(),
     );
     sb.ok(&["render", "--style", "evidence", "--replace-in", s(&draft)]);
-    // The skill's final check, and the quickstart's with the evidence gate.
+    // The skill's final check, the quickstart's with the evidence and support gates, and
+    // the end of the skill's fact-checking mode.
     for flags in [
         &["--strict", "--min-coverage", "0.5"][..],
-        &["--strict", "--evidence", "--min-coverage", "0.5"],
+        &[
+            "--strict",
+            "--evidence",
+            "--min-coverage",
+            "0.5",
+            "--support",
+        ],
+        &["--evidence", "--support", "--min-coverage", "0.5"],
     ] {
         let out = sb.run(&[&["verify", s(&draft)][..], flags].concat());
         assert_eq!(
@@ -561,8 +569,12 @@ fn the_skill_final_check_passes_on_the_example_data() {
     );
     let quickstart = std::fs::read_to_string(examples.join("quickstart.sh")).unwrap();
     assert!(
-        quickstart.contains("--strict --evidence --min-coverage 0.5"),
+        quickstart.contains("--strict --evidence --min-coverage 0.5 --support"),
         "the quickstart's check changed: update this test"
+    );
+    assert!(
+        skill.contains("cite verify report.md --evidence --support --min-coverage 0.5"),
+        "the skill's fact-checking check changed: update this test"
     );
 }
 

@@ -50,3 +50,23 @@ fn skill_commands_and_flags_exist() {
     let problems = docs::unknown_in("skills/grounded-citations/SKILL.md", &named);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Issue 21: fact-checking mode ends with the support gate, as its last step.
+#[test]
+fn fact_checking_mode_ends_with_the_support_gate() {
+    let text = skill();
+    let mode = text
+        .split("## Fact-checking mode")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a fact-checking mode");
+    let last_step = mode.rsplit("\n4. ").next().expect("numbered steps");
+    assert!(
+        last_step.contains("cite verify report.md --evidence --support --min-coverage 0.5"),
+        "{last_step}"
+    );
+    assert!(
+        !mode.contains("\n5. "),
+        "the support gate is no longer the last step"
+    );
+}

@@ -3,6 +3,8 @@
 //! - [`draft`]: what a draft cites, which sentences declare provenance, and whether what
 //!   it shows the reader as sources agrees with the ledger (the `verify` rules);
 //! - [`evidence`]: whether a quote is on a page, and where;
+//! - [`support`]: whether the pages a sentence cites have its figures, dates, quoted
+//!   phrases and names (`verify --support`);
 //! - [`url`]: URL canonicalization, the one rule for "the same page";
 //! - [`model`]: the values the ledger hands out (sources, quotes, log entries);
 //! - [`render`]: those values as the lines the commands print, and the Sources block;
@@ -18,6 +20,7 @@ pub mod evidence;
 pub mod interop;
 pub mod model;
 pub mod render;
+pub mod support;
 pub mod tex;
 pub mod text;
 pub mod url;

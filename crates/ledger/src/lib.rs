@@ -25,7 +25,7 @@ pub use cite_core::model::{
     Retitled, Retracted, RouteCount, Source, SourceDetail, SourceEntry, date_parts,
 };
 pub use cite_core::url;
-pub use cite_store::{Location, file_kind};
+pub use cite_store::{Location, PgEnv, file_kind};
 pub use copy::Copied;
 pub use view::{ListRequest, View};
 

@@ -309,6 +309,47 @@ impl View {
         }
     }
 
+    /// What a source's page says, as stored (`verify --support`): the hashes of its page
+    /// texts — those stored with `add --snapshot` (and `ingest`), and those its live
+    /// quotes were checked against (`quote --from`) — and the texts of its live quotes
+    /// that have no page text (imported from `sources.py`). An alias has its source's
+    /// too. A retracted quote's page counts for nothing, as the quote does. `None` when
+    /// the epoch has no source `id`.
+    pub fn page_texts(&self, id: u64) -> Result<Option<(Vec<event::Hash>, Vec<String>)>> {
+        let Some(r) = &self.reader else {
+            return Ok(None);
+        };
+        let Some(s) = r.source(self.epoch, SourceId(id))? else {
+            return Ok(None);
+        };
+        let mut hashes: Vec<event::Hash> = Vec::new();
+        let mut quotes: Vec<String> = Vec::new();
+        let mut rows = vec![(s.id, s.row)];
+        if let Some((_, of)) = alias_of(&rows[0].1.url)
+            && let Some(t) = r.source(self.epoch, SourceId(of))?
+        {
+            rows.push((t.id, t.row));
+        }
+        for (sid, row) in rows {
+            for h in &row.snapshots {
+                if !hashes.contains(h) {
+                    hashes.push(*h);
+                }
+            }
+            for q in self.numbered_quotes(sid, row.quotes)? {
+                if q.retracted.is_some() {
+                    continue;
+                }
+                match q.row.snapshot {
+                    Some(h) if !hashes.contains(&h) => hashes.push(h),
+                    Some(_) => {}
+                    None => quotes.push(q.row.text),
+                }
+            }
+        }
+        Ok(Some((hashes, quotes)))
+    }
+
     /// The URL of source `id` and how many quotes it carries, without reading them.
     pub fn brief(&self, id: u64) -> Result<Option<(String, u64)>> {
         let found = match &self.reader {

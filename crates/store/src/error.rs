@@ -120,7 +120,7 @@ pub enum StoreError {
     )]
     PgUnreachable { at: String, reason: String },
     #[error(
-        "the PostgreSQL server at {at} refused the login: {reason} — check the user and password in --ledger (postgres://USER:PASSWORD@HOST:PORT/DBNAME)"
+        "the PostgreSQL server at {at} refused the login: {reason} — check the user and the password ($PGPASSWORD, $PGPASSFILE or ~/.pgpass, else postgres://USER:PASSWORD@HOST:PORT/DBNAME in --ledger)"
     )]
     PgLogin { at: String, reason: String },
     #[error(

@@ -31,6 +31,8 @@ pub use reader::{
 pub use writer::Writer;
 
 pub use backend::LockMode;
+/// Where libpq looks for a password missing from a URL, as the front end reads it.
+pub use pg::PgEnv;
 /// A location or argument with any database password in it replaced by `***`: for the
 /// command line every record keeps, and for every message that names a location.
 pub use pg::hide_password;

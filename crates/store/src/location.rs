@@ -22,6 +22,15 @@ impl Location {
         }
     }
 
+    /// This location, with a PostgreSQL password missing from its URL looked for where
+    /// libpq looks (the front end reads the environment into `env`).
+    pub fn with_pg_env(self, env: pg::PgEnv) -> Location {
+        match self {
+            Location::Postgres(t) => Location::Postgres(t.with_env(env)),
+            file => file,
+        }
+    }
+
     /// The file path, for a ledger file.
     pub fn file(&self) -> Option<&std::path::Path> {
         match self {

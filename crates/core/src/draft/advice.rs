@@ -107,6 +107,27 @@ impl Advice {
         }
     }
 
+    /// How to store the page text of the sources named before it, so that what the
+    /// draft says can be checked against it (`verify --support`).
+    pub fn store_page(self) -> &'static str {
+        match self {
+            Advice::Shell => {
+                "store each page's text with `cite add URL --snapshot PAGE` (or quote it with `cite quote ID --text \"WORDS\" --from PAGE`)"
+            }
+            Advice::Tools => {
+                "store each page's text with `add` (its URL, and the page text as snapshot), or quote it with `quote` and the page text as evidence"
+            }
+        }
+    }
+
+    /// Where a report's findings are all listed when the text lists only the first.
+    pub fn every_one(self) -> &'static str {
+        match self {
+            Advice::Shell => "`--json` lists every one",
+            Advice::Tools => "the structured result's `support` lists every one",
+        }
+    }
+
     /// Where the ids of the ledger are listed.
     pub fn list(self) -> &'static str {
         match self {

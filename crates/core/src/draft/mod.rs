@@ -65,7 +65,7 @@ pub use pandoc::{Converted, FrontMatterError, to_pandoc};
 pub use placed::{Mark, MarkKind, Placed, place};
 pub use verify::{
     CitedEvidence, Counts, Finding, LedgerFacts, Report, Verification, VerifyOptions, verify,
-    verify_summary,
+    verify_summary, verify_with_support,
 };
 
 /// A sentence with more citations than this draws a warning.
@@ -594,6 +594,67 @@ pub fn summarize(draft: &str) -> Summary<'_> {
     summary.sections = outline.sections;
     summary.unclosed_fence = outline.unclosed_fence;
     summary
+}
+
+/// [`summarize`], keeping the sentences that cite an id too, with their text: what
+/// `verify --support` checks against the pages they cite. Only those are kept, each a
+/// slice of the draft and its ids.
+///
+/// A cited sentence's text takes in what opens its line before it and is too short to
+/// be a sentence (`On Sept.` of `On Sept. 6, 2022 the bank moved.[1]`, split at the
+/// abbreviation's full stop), so that the figures and names it shows are read whole.
+pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
+    struct Keep<'a> {
+        draft: &'a str,
+        summary: Summary<'a>,
+        cited: Vec<Sentence<'a>>,
+        /// Where the last sentence ended, in the draft.
+        last_end: usize,
+    }
+    impl<'a> Visit<'a> for Keep<'a> {
+        fn citation(&mut self, c: Citation) {
+            self.summary.citation(c);
+        }
+        fn sentence(&mut self, mut s: Sentence<'a>) {
+            self.summary.sentences.add(&s);
+            let start = s.text.as_ptr() as usize - self.draft.as_ptr() as usize;
+            let end = start + s.text.len();
+            let line_start = self.draft[..start].rfind('\n').map_or(0, |i| i + 1);
+            let from = line_start.max(self.last_end.min(start));
+            self.last_end = end;
+            if s.cited.is_empty() {
+                return;
+            }
+            let lead_in = &self.draft[from..start];
+            let fragment = lead_in.trim().trim_start_matches(['>', ' ']);
+            if !fragment.is_empty() && !fragment.contains(['[', '`', '<']) {
+                let at = start - fragment.len() - (lead_in.len() - lead_in.trim_end().len());
+                s.text = &self.draft[at..end];
+            }
+            self.cited.push(s);
+        }
+        fn listed(&mut self, entry: BlockEntry<'a>) {
+            self.summary.listed(entry);
+        }
+        fn url(&mut self, url: &'a str, line: usize) {
+            self.summary.url(url, line);
+        }
+        fn note(&mut self, note: Note<'a>) {
+            self.summary.note(note);
+        }
+    }
+    let mut keep = Keep {
+        draft,
+        summary: Summary::default(),
+        cited: Vec::new(),
+        last_end: 0,
+    };
+    let outline = walk(draft, &mut keep);
+    let mut summary = keep.summary;
+    summary.block = block(outline.tail);
+    summary.sections = outline.sections;
+    summary.unclosed_fence = outline.unclosed_fence;
+    (summary, keep.cited)
 }
 
 /// The ids cited in the draft's prose (for `render --cited-in`), by the same rule

@@ -422,3 +422,24 @@ fn a_list_under_another_heading_is_a_sources_section() {
     let refs = "Claim.[1]\n\n## References\n\n[1] https://a.org — A\n";
     assert_eq!(body_for_block(refs), Ok("Claim.[1]"));
 }
+
+/// Issue 21: `verify --support` reads the cited sentences whole, with the summary
+/// `verify` reads otherwise; a fragment an abbreviation split off opens the next one.
+#[test]
+fn cited_sentences_are_kept_with_what_opens_their_line() {
+    let draft = "# Rates\n\nOn Sept. 6, 2022 the bank moved rates.[1] Rates went up again.[2]\n> Dr. Anna Berg said it works.[1]\nAn uncited claim stands here.\n\n## Sources\n\n[1] https://a.org\n[2] https://b.org\n";
+    let (summary, cited) = super::summarize_cited(draft);
+    assert_eq!(summary, summarize(draft));
+    let texts: Vec<(&str, usize, &[u64])> = cited
+        .iter()
+        .map(|s| (s.text, s.line, &s.cited[..]))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("On Sept. 6, 2022 the bank moved rates.[1]", 3, &[1][..]),
+            ("Rates went up again.[2]", 3, &[2][..]),
+            ("Dr. Anna Berg said it works.[1]", 4, &[1][..]),
+        ]
+    );
+}

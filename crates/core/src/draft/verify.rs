@@ -33,6 +33,7 @@ use super::{
     BlockEntry, LIST_AT_MOST, MAX_CITATIONS_PER_SENTENCE, NoteKind, Summary, id_list, range_list,
     summarize,
 };
+use crate::support::{FactKind, SupportReport};
 
 /// What `verify` needs to know about the ledger.
 pub trait LedgerFacts {
@@ -63,6 +64,9 @@ pub struct VerifyOptions {
     pub min_coverage: Option<f64>,
     /// Every cited source must carry an evidence quote.
     pub evidence: bool,
+    /// Every figure, date and quoted phrase of a cited sentence must be on a page it
+    /// cites (the report's `support`, made by [`crate::support::check`]).
+    pub support: bool,
     /// The draft's path, named in the advice a failure gives (`-`, or none, when the
     /// draft came as text).
     pub draft: Option<PathBuf>,
@@ -176,6 +180,9 @@ pub struct Report {
     pub info: Vec<Finding>,
     /// 1 when `errors` is not empty, else 0.
     pub exit_code: i32,
+    /// With `--support`: what each cited sentence's pages support.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support: Option<SupportReport>,
 }
 
 /// Checks `draft` against the ledger. `normalize` canonicalizes a URL from the draft
@@ -227,6 +234,8 @@ struct Check<'s, 'a> {
     rerender: String,
     renderer: String,
     counts: Counts,
+    /// What the cited pages support (`--support`).
+    support: Option<SupportReport>,
     errors: Vec<Finding>,
     warnings: Vec<Finding>,
     info: Vec<Finding>,
@@ -276,6 +285,7 @@ impl<'s, 'a> Check<'s, 'a> {
             rerender: opts.advice.render(DraftName::of(opts.draft.as_deref())),
             renderer: opts.advice.renderer(DraftName::of(opts.draft.as_deref())),
             counts,
+            support: None,
             errors: Vec::new(),
             warnings: Vec::new(),
             info: Vec::new(),
@@ -556,6 +566,124 @@ impl<'s, 'a> Check<'s, 'a> {
         }
     }
 
+    /// `--support`: each figure, date and quoted phrase no cited page has, with what the
+    /// closest page has; the first [`LIST_AT_MOST`] one by one, the rest counted.
+    fn unsupported(&mut self) {
+        let Some(support) = self.support.take() else {
+            return;
+        };
+        let mut listed = 0;
+        for s in &support.sentences {
+            for u in &s.unsupported {
+                listed += 1;
+                if listed > LIST_AT_MOST {
+                    continue;
+                }
+                let mut message = format!(
+                    "{} \"{}\" is on none of the pages cited ({})",
+                    u.kind.noun(),
+                    u.written,
+                    pages_checked(&s.cited, &s.without_pages)
+                );
+                if let Some(c) = &u.closest {
+                    match u.kind {
+                        FactKind::Quote => {
+                            message.push_str(&format!(" — [{}] has \"{}\"", c.id, c.written))
+                        }
+                        _ => message.push_str(&format!(
+                            " — [{}] says \"{}\" in \"{}\"",
+                            c.id, c.written, c.context
+                        )),
+                    }
+                }
+                message.push_str(" — write what the page says, or cite a page that says it");
+                self.error(message, Some(s.line));
+            }
+        }
+        if listed > LIST_AT_MOST {
+            let more = listed - LIST_AT_MOST;
+            let message = format!(
+                "{more} more figure(s), date(s) or quoted phrase(s) on none of the pages cited, not listed — {}",
+                self.opts.advice.every_one()
+            );
+            let line = support
+                .sentences
+                .iter()
+                .filter(|s| !s.unsupported.is_empty())
+                .nth(LIST_AT_MOST)
+                .map(|s| s.line);
+            self.error(message, line);
+        }
+        self.support = Some(support);
+    }
+
+    /// `--support`: names no cited page uses, and cited sentences whose sources have no
+    /// page text, so that nothing in them could be checked.
+    fn support_warnings(&mut self) {
+        let Some(support) = self.support.take() else {
+            return;
+        };
+        let mut named = 0;
+        for s in support
+            .sentences
+            .iter()
+            .filter(|s| !s.names_missing.is_empty())
+        {
+            named += 1;
+            if named > LIST_AT_MOST {
+                continue;
+            }
+            let names: Vec<String> = s.names_missing.iter().map(|n| format!("\"{n}\"")).collect();
+            self.warn(
+                format!(
+                    "name(s) on none of the pages cited ({}): {} — check the spelling, or cite a page that names them",
+                    pages_checked(&s.cited, &s.without_pages),
+                    names.join(", ")
+                ),
+                Some(s.line),
+            );
+        }
+        if named > LIST_AT_MOST {
+            self.warn(
+                format!(
+                    "{} more sentence(s) with names on none of the pages cited, not listed — {}",
+                    named - LIST_AT_MOST,
+                    self.opts.advice.every_one()
+                ),
+                None,
+            );
+        }
+        let unchecked: Vec<&crate::support::SentenceSupport> =
+            support.sentences.iter().filter(|s| s.unchecked).collect();
+        if !unchecked.is_empty() {
+            let mut ids: Vec<u64> = unchecked
+                .iter()
+                .flat_map(|s| s.without_pages.iter().copied())
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let shown = &ids[..ids.len().min(LIST_AT_MOST)];
+            let more = if ids.len() > shown.len() {
+                format!(" and {} more", ids.len() - shown.len())
+            } else {
+                String::new()
+            };
+            let mut lines: Vec<usize> = unchecked.iter().map(|s| s.line).collect();
+            lines.dedup();
+            self.warnings.push(Finding {
+                message: format!(
+                    "{} cited sentence(s) not checked for support: no page text is stored for {}{more} — {}",
+                    unchecked.len(),
+                    id_list(shown),
+                    self.opts.advice.store_page()
+                ),
+                line: lines.first().copied(),
+                lines: if lines.len() > 1 { lines } else { Vec::new() },
+            });
+        }
+        self.support = Some(support);
+    }
+
     /// Block entries the prose never cites.
     fn uncited_entries(&mut self) {
         let extra: Vec<&BlockEntry<'_>> = self
@@ -709,13 +837,24 @@ impl<'s, 'a> Check<'s, 'a> {
         if self.opts.strict {
             self.errors.extend(self.warnings.iter().cloned());
         }
+        let mut stats = self.counts.stats();
+        if let Some(s) = &self.support {
+            stats.push_str(&format!(
+                "; support: {} figure(s), date(s) and quoted phrase(s) checked in {} cited sentence(s), {} supported, {} unsupported; {} sentence(s) unchecked (no page text)",
+                s.checked, s.sentences_checked, s.supported, s.unsupported, s.sentences_unchecked
+            ));
+            if s.names_missing > 0 {
+                stats.push_str(&format!(", {} name(s) on no cited page", s.names_missing));
+            }
+        }
         Report {
-            stats: self.counts.stats(),
+            stats,
             exit_code: i32::from(!self.errors.is_empty()),
             counts: self.counts,
             errors: self.errors,
             warnings: self.warnings,
             info: self.info,
+            support: self.support,
         }
     }
 }
@@ -727,7 +866,21 @@ pub fn verify_summary(
     opts: &VerifyOptions,
     normalize: &dyn Fn(&str) -> String,
 ) -> Report {
+    verify_with_support(summary, ledger, opts, normalize, None)
+}
+
+/// [`verify_summary`], with what the cited pages support (`--support`): each fact no
+/// cited page has fails the draft, each name none uses and each sentence whose sources
+/// have no page text is a warning, and the stats line counts them.
+pub fn verify_with_support(
+    summary: &Summary<'_>,
+    ledger: &dyn LedgerFacts,
+    opts: &VerifyOptions,
+    normalize: &dyn Fn(&str) -> String,
+    support: Option<SupportReport>,
+) -> Report {
     let mut check = Check::new(summary, ledger, opts, normalize);
+    check.support = support;
     check.unknown_ids();
     check.block_lacks_cited();
     check.block_entries();
@@ -735,6 +888,7 @@ pub fn verify_summary(
     check.listings_outside();
     check.coverage();
     check.evidence();
+    check.unsupported();
     check.uncited_entries();
     check.uncited_sources();
     check.over_cited();
@@ -742,7 +896,23 @@ pub fn verify_summary(
     check.unclosed_fence();
     check.marker_notes();
     check.raw_urls();
+    check.support_warnings();
     check.report()
+}
+
+/// The ids whose pages a sentence was checked on, and those it cites with none:
+/// `[1], [3]`, or `[1]; [2] has no page text`.
+fn pages_checked(cited: &[u64], without: &[u64]) -> String {
+    let with: Vec<u64> = cited
+        .iter()
+        .copied()
+        .filter(|id| !without.contains(id))
+        .collect();
+    if without.is_empty() {
+        id_list(&with)
+    } else {
+        format!("{}; no page text for {}", id_list(&with), id_list(without))
+    }
 }
 
 /// Python's `f"{x:.0%}"`: `x * 100` rounded half to even. Rust's fixed-precision

@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use super::Failure;
 use cite_core::draft::{self, Advice, CitedEvidence, LedgerFacts, Verification, VerifyOptions};
 use cite_core::render::sources::{self, IdSet, Style};
+use cite_core::support;
 
 use crate::{Result, Source, View};
 use cite_core::url::{canonical, canonicalize, twin};
@@ -224,7 +225,12 @@ impl LedgerFacts for Facts {
 
 /// Checks the draft `text` against `view` with `opts` (SPEC §2, `verify`).
 pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verification> {
-    let summary = draft::summarize(text);
+    // With `--support`, the cited sentences too (slices of the draft, and their ids).
+    let (summary, cited_sentences) = if opts.support {
+        draft::summarize_cited(text)
+    } else {
+        (draft::summarize(text), Vec::new())
+    };
     // A Sources block can list millions of ids: a sorted list of them costs 8 bytes each.
     let mut listed: Vec<u64> = summary
         .block
@@ -284,7 +290,12 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
         ranges: view.id_ranges()?,
         quoted: view.quoted_count()?,
     };
-    let report = draft::verify_summary(&summary, &facts, opts, &normalize);
+    let support = if opts.support {
+        Some(support(view, &cited_sentences, &facts)?)
+    } else {
+        None
+    };
+    let report = draft::verify_with_support(&summary, &facts, opts, &normalize, support);
 
     // For each cited source, its quotes: what `--evidence` names.
     let mut evidence = Vec::new();
@@ -305,6 +316,58 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
         with_evidence: opts.evidence,
         evidence,
     })
+}
+
+/// `--support`: the page texts of the sources the cited sentences cite (each stored
+/// text read once, however many ids share it), checked by [`support::check`]. An id
+/// the ledger lacks is left out: it fails the draft already, and has no page.
+fn support(
+    view: &View,
+    sentences: &[draft::Sentence<'_>],
+    facts: &Facts,
+) -> Result<support::SupportReport> {
+    let mut pages = support::Pages::default();
+    let mut by_hash: HashMap<cite_store::event::Hash, usize> = HashMap::new();
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut ids: Vec<Vec<u64>> = Vec::with_capacity(sentences.len());
+    for s in sentences {
+        let known: Vec<u64> = s
+            .cited
+            .iter()
+            .copied()
+            .filter(|&id| facts.by_id.contains_key(&id))
+            .collect();
+        for &id in &known {
+            if !seen.insert(id) {
+                continue;
+            }
+            let Some((hashes, quotes)) = view.page_texts(id)? else {
+                continue;
+            };
+            for hash in hashes {
+                if let Some(&n) = by_hash.get(&hash) {
+                    pages.link(id, n);
+                } else if let Some(text) = view.snapshot(&hash)? {
+                    by_hash.insert(hash, pages.add(id, text));
+                }
+            }
+            if !quotes.is_empty() {
+                pages.add(id, quotes.join("\n\n"));
+            }
+        }
+        ids.push(known);
+    }
+    let cited: Vec<support::Cited<'_>> = sentences
+        .iter()
+        .zip(&ids)
+        .filter(|(_, ids)| !ids.is_empty())
+        .map(|(s, ids)| support::Cited {
+            line: s.line,
+            text: s.text,
+            ids,
+        })
+        .collect();
+    Ok(support::check(&cited, &pages))
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@
 //! The tables are created by the first write, under the writer lock (`schema.rs`).
 
 mod buffer;
+mod credentials;
+mod pgpass;
 mod schema;
 mod tables;
 
@@ -26,6 +28,7 @@ use super::backend::{Backend, LockMode, StoreResult, Tables, WriteBody};
 use super::finding::{Checked, Finding, Place};
 use tables::{PgTables, Pooled};
 
+pub use credentials::{PgEnv, hide_password};
 pub use schema::SCHEMA_VERSION;
 
 /// The advisory lock key of the writer lock ("citeledg"); advisory locks are per database,
@@ -42,6 +45,8 @@ pub struct Target {
     url: String,
     /// The URL without its password, for messages.
     shown: String,
+    /// Where a password missing from the URL is looked for.
+    env: PgEnv,
 }
 
 impl fmt::Debug for Target {
@@ -86,22 +91,55 @@ impl Target {
         Ok(Target {
             url: url.to_string(),
             shown: hide_password(url),
+            env: PgEnv::default(),
         })
     }
 
-    fn config(&self, wait: Duration) -> Config {
+    /// This target, with a password missing from its URL looked for where libpq looks.
+    pub fn with_env(self, env: PgEnv) -> Target {
+        Target { env, ..self }
+    }
+
+    /// The driver's configuration, and why no password could be added to it when none
+    /// could.
+    fn config(&self, wait: Duration) -> (Config, Option<String>) {
         let mut config: Config = self.url.parse().expect("checked when parsed");
         config
             .application_name("cite")
             .connect_timeout(wait.max(Duration::from_secs(1)));
-        config
+        let why = self.env.complete(&mut config);
+        (config, why)
     }
 
     /// Connects, and sorts what can go wrong into the server being out of reach and the
     /// login being refused.
     fn connect(&self, wait: Duration) -> Result<Client, StoreError> {
-        self.config(wait).connect(NoTls).map_err(|e| {
-            let reason = first_line(&e);
+        let (config, no_password) = self.config(wait);
+        let limit = wait.max(Duration::from_secs(1));
+        let silent = |reason: String| StoreError::PgUnreachable {
+            at: self.shown.clone(),
+            reason,
+        };
+        // The driver's connect timeout covers the TCP connect only: a server that accepts
+        // and never answers the login would hold cite without bound. The login runs on a
+        // thread of its own, given up after `limit`; a login that ends later drops its
+        // connection when it finds no one to hand it to.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("cite-pg-login".into())
+            .spawn(move || drop(tx.send(config.connect(NoTls))))
+            .map_err(|e| silent(format!("cannot start the login: {e}")))?;
+        let answer = rx.recv_timeout(limit).map_err(|_| {
+            silent(format!(
+                "no answer to the login within {} s",
+                limit.as_secs_f64()
+            ))
+        })?;
+        answer.map_err(|e| {
+            let mut reason = hide_password(&first_line(&e));
+            if let Some(why) = &no_password {
+                reason = format!("{reason} ({why})");
+            }
             match e.code() {
                 Some(code) if code.code().starts_with("28") => StoreError::PgLogin {
                     at: self.shown.clone(),
@@ -156,38 +194,6 @@ impl Target {
             .ok()
             .and_then(|c| c.get_user().map(str::to_string))
             .unwrap_or_default()
-    }
-}
-
-/// A PostgreSQL URL (or an argument that holds one, `--ledger=URL`) with its password
-/// replaced by `***`; any other text as it is.
-pub fn hide_password(url: &str) -> String {
-    let lower = url.to_ascii_lowercase();
-    let Some(scheme_end) = lower
-        .find("postgres://")
-        .map(|at| at + "postgres".len())
-        .or_else(|| {
-            lower
-                .find("postgresql://")
-                .map(|at| at + "postgresql".len())
-        })
-    else {
-        return url.to_string();
-    };
-    let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    match authority.rfind('@') {
-        Some(at) => match authority[..at].find(':') {
-            Some(colon) => format!(
-                "{}{}:***{}",
-                &url[..scheme_end + 3],
-                &authority[..colon],
-                &rest[at..]
-            ),
-            None => url.to_string(),
-        },
-        None => url.to_string(),
     }
 }
 
