@@ -119,16 +119,8 @@ impl Sink for Indexer<'_> {
             return;
         }
         // An ASCII word folds to its length, less a possessive's `'s` or `'`.
-        if word.is_ascii() {
-            let n = word.len();
-            let lengths = [Some(n), n.checked_sub(1), n.checked_sub(2)];
-            if !lengths
-                .into_iter()
-                .flatten()
-                .any(|l| self.wanted.may_have_length(l))
-            {
-                return;
-            }
+        if word.is_ascii() && !self.wanted.may_be_ascii(word.as_bytes()[0], word.len()) {
+            return;
         }
         // As `fold` does, without allocating: lower-cased, a possessive dropped.
         self.folded.clear();
