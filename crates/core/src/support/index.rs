@@ -6,7 +6,7 @@
 //! The places of the page's figures are not kept: only a failure needs them, for the
 //! closest candidate, and [`Candidates`] reads the page again for that.
 
-use super::names::Wanted;
+use super::names::{Script, Wanted};
 use super::scan::{self, Fact, Side, Sink};
 use super::value::{Class, Date, Dec, FastMap, Reading, Val};
 
@@ -144,28 +144,6 @@ impl Sink for Indexer<'_> {
             .matches(&self.folded, first.is_uppercase(), &mut |n| {
                 names[n as usize] = true
             });
-    }
-}
-
-/// The scripts names are told apart by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Script {
-    Latin,
-    Cyrillic,
-    Greek,
-    Other,
-}
-
-impl Script {
-    pub fn of(c: char) -> Script {
-        match c {
-            'A'..='Z' | 'a'..='z' | '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}' => {
-                Script::Latin
-            }
-            '\u{0400}'..='\u{052F}' => Script::Cyrillic,
-            '\u{0370}'..='\u{03FF}' | '\u{1F00}'..='\u{1FFF}' => Script::Greek,
-            _ => Script::Other,
-        }
     }
 }
 

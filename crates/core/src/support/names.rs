@@ -7,11 +7,32 @@
 //! its name. Names in Cyrillic and Greek decline (`Москва`, `Москвы`), so for them a page
 //! word that shares all but the last two letters (at least four) is the name.
 
-use super::index::Script;
 use super::value::FastMap;
 
 use super::lexicon;
 use super::scan::Sink;
+
+/// The scripts names are told apart by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Script {
+    Latin,
+    Cyrillic,
+    Greek,
+    Other,
+}
+
+impl Script {
+    pub fn of(c: char) -> Script {
+        match c {
+            'A'..='Z' | 'a'..='z' | '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}' => {
+                Script::Latin
+            }
+            '\u{0400}'..='\u{052F}' => Script::Cyrillic,
+            '\u{0370}'..='\u{03FF}' | '\u{1F00}'..='\u{1FFF}' => Script::Greek,
+            _ => Script::Other,
+        }
+    }
+}
 
 /// Words that are capitalized by custom and are no names.
 const NOT_NAMES: &[&str] = &[
