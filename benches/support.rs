@@ -1,11 +1,12 @@
 //! `verify --support` (issue 21): a 100-citation report against 100 cited pages of 50 KB
 //! each must add under 200 ms to `verify`, with peak memory under 3× the input.
 //!
-//! The pages are the real extracted pages of `tests/fixtures/support/pages` (news, docs,
-//! recipes, CJK, Cyrillic, Arabic), each repeated to 50 KB; the report's sentences are
-//! the labelled cases of `tests/fixtures/support/cases.json`, each citing a page made of
-//! its own source page, so that most figures are found and some (the drifted ones) are
-//! not and get their closest candidate.
+//! The pages are made of the real extracted pages of `tests/fixtures/support/pages`
+//! (news, docs, recipes, CJK, Cyrillic, Arabic): page `[k]` is the source page of the
+//! k-th sentence followed by the pages after it, to 50 KB, so the 100 pages are 100
+//! different texts. The report's sentences are the labelled cases of
+//! `tests/fixtures/support/cases.json`, so that most figures are found and some (the
+//! drifted ones) are not and get their closest candidate.
 //!
 //! Three measurements: the check alone (`cite_core::support::check`, in process), and
 //! whole `cite verify` processes with and without `--support` on the same ledger and
@@ -45,14 +46,19 @@ fn cases() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Page `page` of the fixtures repeated to [`PAGE_BYTES`], then followed by the others,
-/// so that each page is 50 KB of real text whatever the size of its source.
-fn page_text(page: &str) -> String {
+/// The page cited as `[k]`: fixture page `page`, then the fixture pages after it in turn,
+/// to [`PAGE_BYTES`]: 50 KB of real text, each of the 100 pages a different text (the
+/// ledger stores a text once, however many sources share it).
+fn page_text(k: usize, page: &str) -> String {
     let dir = fixtures().join("pages");
-    let own = std::fs::read_to_string(dir.join(format!("{page}.md"))).expect("page");
-    let mut out = String::with_capacity(PAGE_BYTES + own.len());
-    while out.len() < PAGE_BYTES {
-        out.push_str(&own);
+    let first: usize = page.parse().expect("a page number");
+    let mut out = format!("Page {k} of the benchmark.\n\n");
+    for n in (0..).map(|i| (first - 1 + i) % 40 + 1) {
+        if out.len() >= PAGE_BYTES {
+            break;
+        }
+        let text = std::fs::read_to_string(dir.join(format!("{n:02}.md"))).expect("page");
+        out.push_str(&text);
         out.push_str("\n\n");
     }
     out
@@ -66,7 +72,7 @@ fn inputs() -> (String, Vec<String>) {
     for k in 0..PAGES {
         let (page, sentence) = &cases[k * cases.len() / PAGES];
         draft.push_str(&format!("{sentence}[{}]\n\n", k + 1));
-        pages.push(page_text(page));
+        pages.push(page_text(k + 1, page));
     }
     (draft, pages)
 }

@@ -6,7 +6,7 @@
 //! The places of the page's figures are not kept: only a failure needs them, for the
 //! closest candidate, and [`Candidates`] reads the page again for that.
 
-use super::names::Wanted;
+use super::names::{Script, Wanted};
 use super::scan::{self, Fact, Side, Sink};
 use super::value::{Class, Date, Dec, FastMap, Reading, Val};
 
@@ -119,16 +119,8 @@ impl Sink for Indexer<'_> {
             return;
         }
         // An ASCII word folds to its length, less a possessive's `'s` or `'`.
-        if word.is_ascii() {
-            let n = word.len();
-            let lengths = [Some(n), n.checked_sub(1), n.checked_sub(2)];
-            if !lengths
-                .into_iter()
-                .flatten()
-                .any(|l| self.wanted.may_have_length(l))
-            {
-                return;
-            }
+        if word.is_ascii() && !self.wanted.may_be_ascii(word.as_bytes()[0], word.len()) {
+            return;
         }
         // As `fold` does, without allocating: lower-cased, a possessive dropped.
         self.folded.clear();
@@ -152,28 +144,6 @@ impl Sink for Indexer<'_> {
             .matches(&self.folded, first.is_uppercase(), &mut |n| {
                 names[n as usize] = true
             });
-    }
-}
-
-/// The scripts names are told apart by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Script {
-    Latin,
-    Cyrillic,
-    Greek,
-    Other,
-}
-
-impl Script {
-    pub fn of(c: char) -> Script {
-        match c {
-            'A'..='Z' | 'a'..='z' | '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}' => {
-                Script::Latin
-            }
-            '\u{0400}'..='\u{052F}' => Script::Cyrillic,
-            '\u{0370}'..='\u{03FF}' | '\u{1F00}'..='\u{1FFF}' => Script::Greek,
-            _ => Script::Other,
-        }
     }
 }
 

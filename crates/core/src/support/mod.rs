@@ -45,8 +45,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use crate::evidence;
-use index::{PageIndex, Script};
-use names::{SentenceNames, Wanted, Words, fold};
+use index::PageIndex;
+use names::{Script, SentenceNames, Wanted, Words, fold};
 use scan::{Fact, Side};
 use value::Val;
 

@@ -7,11 +7,32 @@
 //! its name. Names in Cyrillic and Greek decline (`Москва`, `Москвы`), so for them a page
 //! word that shares all but the last two letters (at least four) is the name.
 
-use super::index::Script;
 use super::value::FastMap;
 
 use super::lexicon;
 use super::scan::Sink;
+
+/// The scripts names are told apart by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Script {
+    Latin,
+    Cyrillic,
+    Greek,
+    Other,
+}
+
+impl Script {
+    pub fn of(c: char) -> Script {
+        match c {
+            'A'..='Z' | 'a'..='z' | '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}' => {
+                Script::Latin
+            }
+            '\u{0400}'..='\u{052F}' => Script::Cyrillic,
+            '\u{0370}'..='\u{03FF}' | '\u{1F00}'..='\u{1FFF}' => Script::Greek,
+            _ => Script::Other,
+        }
+    }
+}
 
 /// Words that are capitalized by custom and are no names.
 const NOT_NAMES: &[&str] = &[
@@ -73,8 +94,9 @@ pub(crate) struct Wanted {
     /// A bit per [`Script`] the names are written in, for exact and for loose ones.
     scripts: u8,
     loose_scripts: u8,
-    /// A bit per byte length of the names (63 for any longer), for a quick no.
-    lengths: u64,
+    /// For each ASCII first letter, a bit per byte length of the names that start with
+    /// it (31 for any longer), for a quick no; names in other letters always pass.
+    ascii: [u32; 26],
 }
 
 impl Wanted {
@@ -88,7 +110,12 @@ impl Wanted {
         }
         let n = self.count;
         self.count += 1;
-        self.lengths |= 1 << folded.len().min(63);
+        match folded.as_bytes().first() {
+            Some(&b) if b.is_ascii_lowercase() => {
+                self.ascii[usize::from(b - b'a')] |= 1 << folded.len().min(31);
+            }
+            _ => {}
+        }
         let script = 1 << script as u8;
         if loose {
             self.loose_scripts |= script;
@@ -106,9 +133,17 @@ impl Wanted {
         n
     }
 
-    /// Whether a name may be `len` bytes long once folded.
-    pub fn may_have_length(&self, len: usize) -> bool {
-        self.lengths & (1 << len.min(63)) != 0
+    /// Whether an ASCII page word of `len` bytes starting with `first` may fold to a
+    /// name (as itself, or less a possessive's `'s` or `'`).
+    pub fn may_be_ascii(&self, first: u8, len: usize) -> bool {
+        if !first.is_ascii_alphabetic() {
+            return false;
+        }
+        let lengths = self.ascii[usize::from(first.to_ascii_lowercase() - b'a')];
+        [Some(len), len.checked_sub(1), len.checked_sub(2)]
+            .into_iter()
+            .flatten()
+            .any(|l| lengths & (1 << l.min(31)) != 0)
     }
 
     /// Whether a page word starting with `first` may be a wanted name: one written
