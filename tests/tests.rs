@@ -8,6 +8,8 @@
 //!   own words stored for them
 //! - `cli_render`: render — every style, `--only`, `--cited-in`, `--replace-in`, epochs
 //! - `cli_verify`: verify — stats, errors and warnings in order, markers, JSON, odd input
+//! - `convert`: issue 22 — `convert --to pandoc`, `verify` on `[@sourceN]`, the
+//!   document typeset by pandoc `--citeproc` to docx and HTML
 //! - `import`: import of sources.py ledgers — ids, quotes, refusals, all-or-nothing
 //! - `export`: every export format's shape, the jsonl chain, round trip, pandoc
 //! - `bad_state`: foreign files, damaged stores, unreadable input
@@ -84,6 +86,8 @@ mod cli_verify;
 mod compat;
 #[path = "it/concurrency.rs"]
 mod concurrency;
+#[path = "it/convert.rs"]
+mod convert;
 #[path = "it/corrections.rs"]
 mod corrections;
 #[path = "it/crash.rs"]

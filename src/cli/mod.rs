@@ -9,6 +9,7 @@
 mod add;
 mod audit;
 mod completions;
+mod convert;
 mod copy;
 mod export;
 mod hook;
@@ -95,6 +96,8 @@ enum Command {
     Import(import::Args),
     /// Export the ledger: jsonl, hermes-json, csl-json, biblatex or ris
     Export(export::Args),
+    /// Convert a draft to a pandoc document with a CSL-JSON bibliography
+    Convert(convert::Args),
     /// Copy a ledger to a new file or an empty PostgreSQL database, then audit the copy
     #[command(after_help = copy::AFTER_HELP)]
     Copy(copy::Args),
@@ -286,6 +289,7 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Copy(a) => copy::run(&mut env, &a),
         Command::Import(a) => import::run(&mut env, &a),
         Command::Export(a) => export::run(&mut env, &a),
+        Command::Convert(a) => convert::run(&mut env, &a),
         Command::Completions(a) => completions::run(&mut env, &a),
         Command::Mcp(a) => mcp::run(&mut env, &a),
         Command::Hook(a) => hook::run(&mut env, &a),

@@ -499,7 +499,7 @@ fn hermes_json_round_trip_of_checked_quotes_keeps_their_text_not_their_page() {
 }
 
 /// pandoc, which must be on PATH: the tests that use it are ignored unless asked for.
-fn pandoc() -> &'static str {
+pub(crate) fn pandoc() -> &'static str {
     if !crate::util::runs("pandoc", &["--version"]) {
         crate::util::missing_tool(
             "pandoc is not on PATH — install it (Debian: apt-get install pandoc)",

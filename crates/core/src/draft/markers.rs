@@ -23,7 +23,16 @@
 //! (`[1, 2]`, `[tool: python]`, `[tool:]`, `[[policy]]`, `[12345]`, `[1]junk`) gives no
 //! provenance; [`malformed`] names it and the form to write instead, so the writer hears
 //! of it. Where such a group still shows the reader one id (`[1]junk`, `[[1]]`),
-//! [`shown_id`] gives it, so that the id is checked and rendered all the same.
+//! [`shown_ids`] gives it, so that the id is checked and rendered all the same.
+//!
+//! Pandoc's citations are markers too (issue 22): `[@source3]`, `[@source1; @source2]`,
+//! and the forms with a prefix, a locator or a suppressed author (`[see @source3, p. 4]`,
+//! `[-@source3]`), the keys `cite convert` and the exports give ledger ids. A reader of
+//! the pandoc document sees them as citations, so they cite as `[N]` does, under the same
+//! rule for what may stand around them. A bracketed citation of any other key
+//! (`[@smith2020]`) cites nothing the ledger can check: it is malformed, and gives no
+//! provenance. Pandoc's bare in-text form (`@source3 says`) is not read: a bracketed
+//! form is what `cite convert` writes and what a writer is told to write.
 
 use crate::text::is_cjk;
 
@@ -32,12 +41,25 @@ use crate::text::is_cjk;
 pub(crate) enum Kind {
     /// `[N]`, 1–4 digits.
     Cite(u64),
+    /// A pandoc citation of ledger ids, `[@source1; see @source2, p. 4]`, in order.
+    Pandoc(Vec<u64>),
     /// `[tool:NAME]`: checked by running a tool.
     Tool,
     /// `[policy]`: a statement of policy, not a factual claim.
     Policy,
     /// `[unverified]`: model knowledge, declared as such.
     Unverified,
+}
+
+impl Kind {
+    /// The ledger ids it cites, in order (none for `[tool:…]`, `[policy]`, `[unverified]`).
+    pub(crate) fn ids(&self) -> &[u64] {
+        match self {
+            Kind::Cite(id) => std::slice::from_ref(id),
+            Kind::Pandoc(ids) => ids,
+            Kind::Tool | Kind::Policy | Kind::Unverified => &[],
+        }
+    }
 }
 
 /// A well-formed marker at `start..end` (byte offsets, brackets included).
@@ -84,28 +106,28 @@ pub(crate) fn marker_at(line: &str, start: usize) -> Option<Marker> {
     })
 }
 
-/// The id a bracket group at byte `start` shows the reader when it is no well-formed
-/// marker but plainly cites one source: `[1]junk`, `x[1]y`, `[[1]]`, `[[1]`, `[1]]`.
-/// Not a link (`[1](…)`), a reference definition (`[1]: …`), a list (`[1, 2]`) or an
-/// id of 5+ digits.
-pub(crate) fn shown_id(line: &str, start: usize) -> Option<u64> {
+/// The ids a bracket group at byte `start` shows the reader when it is no well-formed
+/// marker but plainly cites: `[1]junk`, `x[1]y`, `[[1]]`, `[[1]`, `[1]]`, and the same
+/// of a pandoc citation (`[@source1]junk`). Not a link (`[1](…)`), a reference
+/// definition (`[1]: …`), a list (`[1, 2]`) or an id of 5+ digits.
+pub(crate) fn shown_ids(line: &str, start: usize) -> Option<Vec<u64>> {
     let bytes = line.as_bytes();
     if bytes.get(start) != Some(&b'[') || marker_at(line, start).is_some() {
         return None;
     }
     let content = start + 1;
-    let digits = bytes[content..]
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    let close = content + digits;
-    if !(1..=4).contains(&digits) || bytes.get(close) != Some(&b']') {
+    let close = content + line[content..].find(['[', ']'])?;
+    if bytes[close] != b']' || matches!(bytes.get(close + 1), Some(b'(' | b':')) {
         return None;
     }
-    if matches!(bytes.get(close + 1), Some(b'(' | b':')) {
-        return None;
+    let text = &line[content..close];
+    if (1..=4).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().ok().map(|id| vec![id]);
     }
-    line[content..close].parse().ok()
+    match pandoc_keys(text) {
+        Some(Ok(ids)) => Some(ids),
+        _ => None,
+    }
 }
 
 /// For a marker glued to the word before it, the text the reader sees (the word, the
@@ -123,6 +145,12 @@ pub(crate) fn glued_fix<'a>(line: &'a str, m: &Marker) -> (&'a str, String) {
         end = next.end;
     }
     let marks = &line[m.start..end];
+    if matches!(m.kind, Kind::Pandoc(_)) {
+        // Pandoc's own place for a citation is before the punctuation, after a space:
+        // a note style moves it behind the punctuation itself.
+        let fix = format!("write \"{} {marks}\"", &line[word..m.start]);
+        return (&line[word..end], fix);
+    }
     let punct = line[end..]
         .chars()
         .next()
@@ -142,6 +170,9 @@ pub(crate) fn glued_fix<'a>(line: &'a str, m: &Marker) -> (&'a str, String) {
 
 /// The marker a bracket's content spells, if any.
 fn classify(content: &str) -> Option<Kind> {
+    if content.contains('@') {
+        return pandoc_keys(content)?.ok().map(Kind::Pandoc);
+    }
     if (1..=4).contains(&content.len()) && content.bytes().all(|b| b.is_ascii_digit()) {
         return content.parse().ok().map(Kind::Cite);
     }
@@ -159,6 +190,71 @@ fn classify(content: &str) -> Option<Kind> {
     let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
     let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
     (first_ok && rest_ok).then_some(Kind::Tool)
+}
+
+/// The ledger ids of a pandoc citation group's content (`@source1; see @source2, p. 4`):
+/// `None` when it is no citation group (an item without a key, or with two: pandoc reads
+/// such brackets as text), `Err(key)` naming the first key that is no ledger id.
+///
+/// Pandoc's rules, as far as they decide which key an item cites: items are separated by
+/// `;`; a key follows an `@` (or `-@`, which suppresses the author) that starts the item
+/// or follows a space, so `me@x.org` is none; it is `{…}`, or a letter, digit or `_` and
+/// then those and internal punctuation (`:.#$%&-+?<>~/` followed by a letter or digit),
+/// so `@source3.` cites `source3` and `@source3:x` does not.
+fn pandoc_keys(content: &str) -> Option<Result<Vec<u64>, &str>> {
+    let mut ids = Vec::new();
+    let mut foreign = None;
+    for item in content.split(';') {
+        let mut keys = item_keys(item);
+        let key = keys.next()?;
+        if keys.next().is_some() {
+            return None;
+        }
+        match ledger_id(key) {
+            Some(id) => ids.push(id),
+            None => foreign = foreign.or(Some(key)),
+        }
+    }
+    Some(match foreign {
+        Some(key) => Err(key),
+        None => Ok(ids),
+    })
+}
+
+/// The citation keys of one item of a pandoc citation group.
+fn item_keys(item: &str) -> impl Iterator<Item = &str> {
+    item.match_indices('@').filter_map(move |(at, _)| {
+        let before = &item[..at];
+        let lead = before.strip_suffix('-').unwrap_or(before);
+        if !(lead.is_empty() || lead.ends_with(char::is_whitespace)) {
+            return None;
+        }
+        let rest = &item[at + 1..];
+        if let Some(braced) = rest.strip_prefix('{') {
+            return braced.find('}').map(|end| &braced[..end]);
+        }
+        let key_char = |c: char| c.is_alphanumeric() || c == '_';
+        let mut end = 0;
+        let mut chars = rest.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let internal = ":.#$%&-+?<>~/".contains(c)
+                && end > 0
+                && chars.peek().is_some_and(|&(_, n)| key_char(n));
+            if !(key_char(c) || internal) {
+                break;
+            }
+            end = i + c.len_utf8();
+        }
+        (end > 0).then(|| &rest[..end])
+    })
+}
+
+/// The ledger id a citation key names: `source` and 1–4 digits, as `[N]` takes them and
+/// the CSL-JSON export spells them (`source7`, never `source07`).
+fn ledger_id(key: &str) -> Option<u64> {
+    let digits = key.strip_prefix("source")?;
+    let id: u64 = digits.parse().ok()?;
+    ((1..=4).contains(&digits.len()) && digits == id.to_string()).then_some(id)
 }
 
 /// A bracket group that tries to be a marker and is not one: as written (with any
@@ -206,6 +302,11 @@ pub(crate) fn malformed(line: &str, start: usize) -> Option<Malformed<'_>> {
 /// is plainly trying to be one: ids (`1, 2`, `1-3`, ` 1 `, `12345`), or a marker word
 /// with something after it (`tool: x`, `tool bad`, `policy:`, `unverified:x`).
 fn fix_for(content: &str) -> Option<String> {
+    if let Some(Err(key)) = pandoc_keys(content) {
+        return Some(format!(
+            "@{key} is no ledger id: cite a ledger source as [@sourceN], N the id `cite add` printed"
+        ));
+    }
     let t = content.trim();
     if t.starts_with(|c: char| c.is_ascii_digit())
         && t.chars()
@@ -278,7 +379,7 @@ pub(crate) const ISSUE9_MALFORMED: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::{ISSUE9_MALFORMED, Kind, glued_fix, malformed, markers, shown_id};
+    use super::{ISSUE9_MALFORMED, Kind, glued_fix, malformed, markers, shown_ids};
 
     fn kinds(line: &str) -> Vec<Kind> {
         markers(line).map(|m| m.kind).collect()
@@ -366,13 +467,16 @@ mod tests {
         assert!(kinds("a [[1] b").is_empty());
     }
 
+    /// The ids the malformed groups of `line` show.
+    fn shown(line: &str) -> Vec<u64> {
+        line.match_indices('[')
+            .filter_map(|(at, _)| shown_ids(line, at))
+            .flatten()
+            .collect()
+    }
+
     #[test]
     fn a_malformed_group_that_shows_one_id_gives_it() {
-        let shown = |line: &str| -> Vec<u64> {
-            line.match_indices('[')
-                .filter_map(|(at, _)| shown_id(line, at))
-                .collect()
-        };
         assert_eq!(shown("see [1]junk"), [1]);
         assert_eq!(shown("x[2]y"), [2]);
         assert_eq!(shown("a [[3]] b"), [3]);
@@ -535,5 +639,83 @@ mod tests {
             let _ = bad(line);
         }
         assert_eq!(kinds("[1]"), [Kind::Cite(1)]);
+    }
+
+    #[test]
+    fn pandoc_citations_of_ledger_ids_are_markers() {
+        assert_eq!(kinds("Ice floats [@source1]."), [Kind::Pandoc(vec![1])]);
+        assert_eq!(
+            kinds("a [@source1; @source2] b"),
+            [Kind::Pandoc(vec![1, 2])]
+        );
+        assert_eq!(
+            kinds("a [see @source3, p. 4; also -@source12, chap. 2] b"),
+            [Kind::Pandoc(vec![3, 12])]
+        );
+        assert_eq!(kinds("a [@{source9}] b"), [Kind::Pandoc(vec![9])]);
+        assert_eq!(kinds("a [@source3.] b"), [Kind::Pandoc(vec![3])]);
+        assert_eq!(
+            kinds("a [@source1][2] b"),
+            [Kind::Pandoc(vec![1]), Kind::Cite(2)]
+        );
+        assert_eq!(Kind::Pandoc(vec![4, 5]).ids(), [4, 5]);
+        assert_eq!(Kind::Cite(4).ids(), [4]);
+        assert!(Kind::Policy.ids().is_empty());
+    }
+
+    #[test]
+    fn brackets_with_an_at_sign_that_cite_no_ledger_id_are_not_markers() {
+        for line in [
+            "a [@smith2020] b",
+            "a [@source1; @smith] b",
+            "a [@source01] b",
+            "a [@source12345] b",
+            "a [@source3:x] b",
+            "a [@source3a] b",
+            "mail [me@source1.org] b",
+            "a [@source1 @source2] b",
+            "a [@source1; p. 4] b",
+            "a [@source1](https://x) b",
+            "[@source1]: https://x",
+            "a [[@source1]] b",
+        ] {
+            assert!(kinds(line).is_empty(), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_pandoc_citation_of_another_key_is_malformed_and_named() {
+        assert_eq!(
+            bad("a [@smith2020] b"),
+            [(
+                "[@smith2020]",
+                "@smith2020 is no ledger id: cite a ledger source as [@sourceN], N the id `cite add` printed".to_string()
+            )]
+        );
+        assert_eq!(
+            bad("a [@source2]junk b"),
+            [(
+                "[@source2]",
+                "write [@source2] with a space after it".to_string()
+            )]
+        );
+        assert_eq!(bad("mail [me@x.org] b"), []);
+    }
+
+    #[test]
+    fn a_glued_pandoc_citation_is_told_to_stand_after_a_space() {
+        let line = "tested by carmakers[@source7]. Next";
+        let m = markers(line).next().unwrap();
+        assert!(m.glued);
+        let (written, fix) = glued_fix(line, &m);
+        assert_eq!(written, "carmakers[@source7]");
+        assert_eq!(fix, "write \"carmakers [@source7]\"");
+    }
+
+    #[test]
+    fn a_malformed_pandoc_group_shows_its_ids() {
+        assert_eq!(shown("a [@source1; @source2]junk"), [1, 2]);
+        assert_eq!(shown("a [[@source3]] b"), [3]);
+        assert!(shown("a [@smith]junk").is_empty());
     }
 }

@@ -18,10 +18,16 @@
 //!   definitions, or BibTeX entries); a heading that says "Sources" with author prose
 //!   under it is not one, and neither is any Sources section before the end.
 //! - `listing`: every line, anywhere, that shows an id with a URL, however it is typed.
-//! - `markers`: the well-formed `[N]` / `[tool:NAME]` / `[policy]` / `[unverified]`
-//!   markers — the one rule for what a citation is — and the malformed ones.
+//! - `front`: a leading YAML metadata block (pandoc's front matter), which is not prose,
+//!   and the bibliography it names.
+//! - `markers`: the well-formed `[N]` / `[@sourceN]` / `[tool:NAME]` / `[policy]` /
+//!   `[unverified]` markers — the one rule for what a citation is — and the malformed
+//!   ones.
 //! - `sentences`: prose lines into sentences of 4+ words.
 //! - `verify`: the checks, their wording and order, and the report.
+//! - `pandoc`: a draft as a pandoc document (`cite convert`): `[N]` become `[@sourceN]`.
+//! - `placed`: where each sentence and marker stands, for what shows the draft (the HTML
+//!   report).
 //!
 //! Line numbers are 1-based, as editors show them. A [`Finding`] keeps its message
 //! exactly as `sources.py` words it (with what to run appended) and carries the line
@@ -32,10 +38,13 @@
 
 mod advice;
 mod blocks;
+mod front;
 mod inline;
 mod layout;
 mod listing;
 mod markers;
+mod pandoc;
+mod placed;
 mod sentences;
 mod verify;
 
@@ -50,7 +59,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 pub use advice::{Advice, DraftName};
+pub use front::FrontMatter;
 pub use layout::Fence;
+pub use pandoc::{Converted, FrontMatterError, to_pandoc};
+pub use placed::{Mark, MarkKind, Placed, place};
 pub use verify::{
     CitedEvidence, Counts, Finding, LedgerFacts, Report, Verification, VerifyOptions, verify,
     verify_summary, verify_with_support,
@@ -102,6 +114,13 @@ pub struct Summary<'a> {
     pub notes: Vec<Note<'a>>,
     /// How many malformed or misplaced markers there are in all.
     pub note_count: usize,
+    /// The ids cited at least once as `[N]` (or shown as one by a malformed group), not
+    /// as a pandoc citation: those a Sources block must list whatever the front matter
+    /// says.
+    pub numbered: BTreeSet<u64>,
+    /// The line of the `bibliography` key of the draft's front matter: pandoc lists the
+    /// ids cited as `[@sourceN]` from that file, so they need no Sources block.
+    pub bibliography: Option<usize>,
 }
 
 /// The Sources headers of a draft (outside code).
@@ -202,6 +221,9 @@ pub struct Citation {
     pub id: u64,
     /// 1-based line number.
     pub line: usize,
+    /// Written as a pandoc citation (`[@sourceN]`), not as `[N]`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pandoc: bool,
 }
 
 /// The trailing generated Sources block.
@@ -257,11 +279,16 @@ pub(crate) trait Visit<'a> {
     /// A URL shown with no id.
     fn url(&mut self, _url: &'a str, _line: usize) {}
     fn note(&mut self, _note: Note<'a>) {}
+    /// A well-formed marker `m` of the prose line that starts at byte `line_start`.
+    fn marker(&mut self, _line_start: usize, _m: &markers::Marker) {}
+    /// A malformed bracket group at `start..end` of the draft that shows `ids`.
+    fn shown(&mut self, _start: usize, _end: usize, _ids: &[u64]) {}
 }
 
 /// What the walk learns of the draft as a whole.
 struct Outline<'a> {
     tail: blocks::Tail<'a>,
+    front: Option<FrontMatter>,
     sections: Sections,
     unclosed_fence: Option<Fence>,
 }
@@ -272,6 +299,8 @@ struct Outline<'a> {
 /// and sentences.
 fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
     let tail = blocks::tail(draft);
+    let front = front::front_matter(draft);
+    let front_end = front.as_ref().map_or(0, |f| f.last_line);
     let mut headers = Headers::default();
     let mut prose = Prose {
         spans: inline::Spans::new(draft, tail.offset),
@@ -283,7 +312,7 @@ fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
     let mut lines = layout::lines(draft);
     for line in lines.by_ref() {
         let in_tail = line.number > tail.start;
-        if line.number <= skip_to || headers.see(draft, &line, in_tail) {
+        if line.number <= front_end.max(skip_to) || headers.see(draft, &line, in_tail) {
             continue;
         }
         if in_tail {
@@ -303,6 +332,7 @@ fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
     }
     Outline {
         tail,
+        front,
         sections: headers.sections,
         unclosed_fence: lines.open_fence(),
     }
@@ -443,9 +473,15 @@ impl<'a> Prose<'a> {
                 continue;
             }
             if let Some(m) = markers::marker_at(text, at) {
-                if let markers::Kind::Cite(id) = m.kind {
-                    v.citation(Citation { id, line: n });
+                let pandoc = matches!(m.kind, markers::Kind::Pandoc(_));
+                for &id in m.kind.ids() {
+                    v.citation(Citation {
+                        id,
+                        line: n,
+                        pandoc,
+                    });
                 }
+                v.marker(line.start, &m);
                 if m.glued {
                     let (written, fix) = markers::glued_fix(text, &m);
                     v.note(Note {
@@ -459,8 +495,17 @@ impl<'a> Prose<'a> {
             }
             // A malformed group that still shows one id: the reader sees it, so it is
             // checked and rendered, though it gives no provenance.
-            if let Some(id) = markers::shown_id(text, at) {
-                v.citation(Citation { id, line: n });
+            if let Some(ids) = markers::shown_ids(text, at) {
+                let pandoc = text[at + 1..].starts_with(|c: char| !c.is_ascii_digit());
+                for &id in &ids {
+                    v.citation(Citation {
+                        id,
+                        line: n,
+                        pandoc,
+                    });
+                }
+                let end = text[at..].find(']').map_or(text.len(), |i| at + i + 1);
+                v.shown(line.start + at, line.start + end, &ids);
             }
             if let Some(m) = markers::malformed(text, at) {
                 v.note(Note {
@@ -518,6 +563,9 @@ impl<'a> Visit<'a> for Summary<'a> {
     fn citation(&mut self, c: Citation) {
         self.first_citation.get_or_insert(c.line);
         self.cited.entry(c.id).or_insert(c.line);
+        if !c.pandoc {
+            self.numbered.insert(c.id);
+        }
     }
     fn sentence(&mut self, s: Sentence<'a>) {
         self.sentences.add(&s);
@@ -542,6 +590,7 @@ pub fn summarize(draft: &str) -> Summary<'_> {
     let mut summary = Summary::default();
     let outline = walk(draft, &mut summary);
     summary.block = block(outline.tail);
+    summary.bibliography = outline.front.and_then(|f| f.bibliography);
     summary.sections = outline.sections;
     summary.unclosed_fence = outline.unclosed_fence;
     summary

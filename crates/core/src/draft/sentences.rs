@@ -57,14 +57,24 @@ pub(crate) fn split_line<'a>(
     let mut start = 0;
     let mut at = 0;
     while let Some(c) = text[at..].chars().next() {
+        // A marker's own punctuation (`[@source3, p. 4]`) ends no sentence.
+        if let Some(m) = (c == '[').then(|| markers::marker_at(text, at)).flatten() {
+            at = m.end;
+            continue;
+        }
         let after = at + c.len_utf8();
         let cjk = matches!(c, '。' | '！' | '？' | '；');
         if (cjk || matches!(c, '.' | '!' | '?')) && !code(at) {
             let mut end = skip_closers(text, after, &span_end);
             let rest = &text[end..];
             if cjk || rest.is_empty() || rest.starts_with(char::is_whitespace) {
-                if let Some(spaced) = spaced_markers(text, end).filter(|&e| !code(e - 1)) {
-                    v.note(spaced_note(text, at, end, spaced, number));
+                if let Some((spaced, pandoc)) =
+                    spaced_markers(text, end).filter(|&(e, _)| !code(e - 1))
+                {
+                    // A pandoc citation after a space is pandoc's own style for a note.
+                    if !pandoc {
+                        v.note(spaced_note(text, at, end, spaced, number));
+                    }
                     end = spaced;
                 }
                 push(text, start, end, &mut found, number, v);
@@ -108,19 +118,22 @@ fn skip_closers(text: &str, mut at: usize, span_end: &dyn Fn(usize) -> Option<us
 }
 
 /// When whitespace after `end` is followed by well-formed markers and then whitespace
-/// or the end of the line (`wavelength. [1][2] Next`), the offset past those markers.
-fn spaced_markers(text: &str, end: usize) -> Option<usize> {
+/// or the end of the line (`wavelength. [1][2] Next`), the offset past those markers,
+/// and whether they are all pandoc citations.
+fn spaced_markers(text: &str, end: usize) -> Option<(usize, bool)> {
     let rest = &text[end..];
     let mut at = end + (rest.len() - rest.trim_start().len());
     if at == end {
         return None;
     }
     let first = markers::marker_at(text, at)?;
+    let mut pandoc = matches!(first.kind, Kind::Pandoc(_));
     at = first.end;
     while let Some(m) = markers::marker_at(text, at) {
+        pandoc &= matches!(m.kind, Kind::Pandoc(_));
         at = m.end;
     }
-    (text[at..].is_empty() || text[at..].starts_with(char::is_whitespace)).then_some(at)
+    (text[at..].is_empty() || text[at..].starts_with(char::is_whitespace)).then_some((at, pandoc))
 }
 
 /// The note for markers at `..marker_end` set off by a space from the punctuation at
@@ -165,6 +178,7 @@ fn push<'a>(
     while let Some(m) = found.next_if(|m| m.end <= end) {
         match m.kind {
             Kind::Cite(id) => sentence.cited.push(id),
+            Kind::Pandoc(ids) => sentence.cited.extend(ids),
             Kind::Tool => sentence.tool = true,
             Kind::Policy => sentence.policy = true,
             Kind::Unverified => sentence.unverified = true,

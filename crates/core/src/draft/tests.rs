@@ -12,10 +12,26 @@ fn citations_carry_their_line() {
     assert_eq!(
         a.citations,
         [
-            Citation { id: 3, line: 1 },
-            Citation { id: 1, line: 3 },
-            Citation { id: 2, line: 3 },
-            Citation { id: 4, line: 4 },
+            Citation {
+                id: 3,
+                line: 1,
+                pandoc: false
+            },
+            Citation {
+                id: 1,
+                line: 3,
+                pandoc: false
+            },
+            Citation {
+                id: 2,
+                line: 3,
+                pandoc: false
+            },
+            Citation {
+                id: 4,
+                line: 4,
+                pandoc: false
+            },
         ]
     );
     // Headings and table rows hold citations but no sentences.

@@ -361,9 +361,14 @@ impl<'s, 'a> Check<'s, 'a> {
     }
 
     /// Cited ids the ledger has, with no block listing anything (as in `sources.py`, a
-    /// block that lists nothing counts as none), or missing from the block.
+    /// block that lists nothing counts as none), or missing from the block. Ids cited
+    /// only as `[@sourceN]` in a draft whose front matter names a bibliography are owed
+    /// no entry: pandoc lists them from that file (issue 22).
     fn block_lacks_cited(&mut self) {
-        let known = self.cited_where(true);
+        let mut known = self.cited_where(true);
+        if self.summary.bibliography.is_some() {
+            known.retain(|id| self.summary.numbered.contains(id));
+        }
         if known.is_empty() {
             return;
         }
@@ -1184,6 +1189,57 @@ Sources:
                 .message
                 .starts_with("draft cites sources but has no")
         );
+    }
+
+    #[test]
+    fn pandoc_citations_verify_against_the_bibliography_of_the_front_matter() {
+        let ledger = Fake::new(&[1, 2, 3], &[]);
+        let front = "---\ntitle: Ice\nbibliography: \"d.json\"\nlink-citations: true\n---\n\n";
+        let draft = format!(
+            "{front}Ice floats on water [@source1]. Water expands when it freezes [@source2; @source3, p. 4].\n"
+        );
+        let r = run(&draft, &ledger, &VerifyOptions::default());
+        assert_eq!(messages(&r.errors), []);
+        assert_eq!(r.exit_code, 0);
+        assert_eq!(r.counts.sentences, 2);
+        assert_eq!(r.counts.cited, 2);
+        // An unknown key fails as an unknown id does.
+        let r = run(
+            &format!("{front}Ice floats on water [@source9].\n"),
+            &ledger,
+            &VerifyOptions::default(),
+        );
+        assert_eq!(r.exit_code, 1);
+        assert!(
+            r.errors[0]
+                .message
+                .starts_with("citations not in the ledger (hallucinated or renumbered): [9]"),
+            "{:?}",
+            r.errors
+        );
+        // Without a bibliography in the front matter, or for `[N]`, the block is owed.
+        let r = run(
+            "Ice floats on water [@source1].\n",
+            &ledger,
+            &VerifyOptions::default(),
+        );
+        assert!(
+            r.errors[0]
+                .message
+                .starts_with("draft cites sources but has no")
+        );
+        let r = run(
+            &format!("{front}Ice floats on water [@source1]. Snow is cold and white.[2]\n"),
+            &ledger,
+            &VerifyOptions::default(),
+        );
+        assert_eq!(r.errors.len(), 1);
+        assert!(
+            r.errors[0]
+                .message
+                .starts_with("draft cites sources but has no")
+        );
+        assert_eq!(r.errors[0].line, Some(7));
     }
 
     #[test]

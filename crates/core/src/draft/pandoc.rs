@@ -1,0 +1,322 @@
+//! A draft as a pandoc document (`cite convert --to pandoc`): each run of `[N]` markers
+//! becomes one pandoc citation (`claim.[1][2]` → `claim [@source1; @source2].`), the
+//! generated Sources block goes, and the front matter names the bibliography (the
+//! CSL-JSON of the cited sources, whose item ids are `sourceN`) with `link-citations`.
+//!
+//! The markers are the ones the draft analysis reads ([`super::place`], the walk of
+//! `verify`), so a glued `carmakers[7].` and a malformed group that still shows an id
+//! (`[1]junk`) are converted too, and nothing in code is. Pandoc's place for a citation
+//! is before the punctuation it belongs to, after a space (a note style moves it behind
+//! the punctuation itself), so a run right after `.`, `,`, `;`, `:`, `!` or `?` moves
+//! in front of it; after CJK punctuation it moves in front without a space. `[tool:…]`,
+//! `[policy]` and `[unverified]` stay as they are: the reader of a fact-checked document
+//! is owed them, and `verify` still reads them in the converted draft. Citations already
+//! written for pandoc are kept.
+
+use std::collections::BTreeSet;
+
+use super::body_without_block;
+use super::front::{FrontMatter, front_matter};
+use super::placed::{Mark, MarkKind, place};
+use crate::text::is_cjk;
+
+/// A converted draft.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Converted {
+    /// The pandoc Markdown, front matter first, ending with a newline.
+    pub text: String,
+    /// Every ledger id the document cites: what the bibliography must hold.
+    pub cited: BTreeSet<u64>,
+    /// How many pandoc citations the conversion wrote.
+    pub written: usize,
+}
+
+/// Why a draft's front matter cannot take the bibliography.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FrontMatterError {
+    /// It names another bibliography, which the document's citations would not be in.
+    #[error(
+        "the draft's front matter names another bibliography (line {line}: bibliography: {value}) — remove that key, or convert with that file as the bibliography"
+    )]
+    OtherBibliography { line: usize, value: String },
+}
+
+/// `draft` as a pandoc document whose front matter names `bibliography` (as written into
+/// the YAML, relative to where pandoc runs).
+pub fn to_pandoc(draft: &str, bibliography: &str) -> Result<Converted, FrontMatterError> {
+    let body = body_without_block(draft);
+    let front = front_matter(body);
+    let mut out = String::with_capacity(body.len() + body.len() / 8 + 128);
+    let from = match &front {
+        Some(f) => {
+            merge_front(body, f, bibliography, &mut out)?;
+            f.end
+        }
+        None => {
+            out.push_str("---\n");
+            push_keys(&mut out, bibliography, true);
+            out.push_str("---\n\n");
+            0
+        }
+    };
+    let placed = place(body);
+    let mut cited = BTreeSet::new();
+    let mut written = 0;
+    let mut at = from;
+    let marks = &placed.marks[..];
+    let mut i = 0;
+    while i < marks.len() {
+        // A run of markers, each starting where the one before ends.
+        let mut j = i + 1;
+        while j < marks.len() && marks[j].start == marks[j - 1].end {
+            j += 1;
+        }
+        let run = &marks[i..j];
+        cited.extend(run.iter().flat_map(|m| m.kind.ids().iter().copied()));
+        if let Some(citation) = citation(run) {
+            at = rewrite_run(body, at, run, &citation, &mut out);
+            written += 1;
+        }
+        i = j;
+    }
+    out.push_str(&body[at..]);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(Converted {
+        text: out,
+        cited,
+        written,
+    })
+}
+
+/// The front matter `f` of `body` with the two keys, into `out`: a `bibliography` key
+/// already naming `bibliography` is rewritten where it stands (so a second conversion
+/// changes nothing), one naming another file is refused, and `link-citations` is left
+/// as the author set it.
+fn merge_front(
+    body: &str,
+    f: &FrontMatter,
+    bibliography: &str,
+    out: &mut String,
+) -> Result<(), FrontMatterError> {
+    let mut at = 0;
+    let mut named = false;
+    for key in f.keys.iter().filter(|k| k.name == "bibliography") {
+        if key.inline.trim_matches(['"', '\'']) != bibliography {
+            let value = body[key.start..key.end]
+                .split_once(':')
+                .map_or("", |(_, v)| v)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            return Err(FrontMatterError::OtherBibliography {
+                line: key.line,
+                value,
+            });
+        }
+        out.push_str(&body[at..key.start]);
+        if !named {
+            push_keys(out, bibliography, false);
+            named = true;
+        }
+        at = key.end;
+    }
+    out.push_str(&body[at..f.close]);
+    if !named {
+        push_keys(out, bibliography, false);
+    }
+    if !f.keys.iter().any(|k| k.name == "link-citations") {
+        out.push_str("link-citations: true\n");
+    }
+    out.push_str(&body[f.close..f.end]);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(())
+}
+
+/// The `bibliography` key (the name as a YAML double-quoted string, which a JSON string
+/// is) and, with `link`, `link-citations: true`.
+fn push_keys(out: &mut String, bibliography: &str, link: bool) {
+    let quoted = serde_json::to_string(bibliography).unwrap_or_default();
+    out.push_str(&format!("bibliography: {quoted}\n"));
+    if link {
+        out.push_str("link-citations: true\n");
+    }
+}
+
+/// The pandoc citation of a run's `[N]` markers (and groups that show ids), each id
+/// once, in order; `None` when the run has none (only pandoc citations and other
+/// markers).
+fn citation(run: &[Mark]) -> Option<String> {
+    let mut ids: Vec<u64> = Vec::new();
+    for m in run.iter().filter(|m| converts(m)) {
+        for &id in m.kind.ids() {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    if ids.is_empty() {
+        return None;
+    }
+    let keys: Vec<String> = ids.iter().map(|id| format!("@source{id}")).collect();
+    Some(format!("[{}]", keys.join("; ")))
+}
+
+/// A mark the conversion replaces: a `[N]`, or a malformed group showing ids.
+fn converts(m: &Mark) -> bool {
+    matches!(
+        m.kind,
+        MarkKind::Cite { pandoc: false, .. } | MarkKind::Shown { .. }
+    )
+}
+
+/// Writes `body[at..]` up to the end of `run` into `out`, the run's converted markers
+/// replaced by `citation` in pandoc's place; returns where the run ends.
+fn rewrite_run(body: &str, at: usize, run: &[Mark], citation: &str, out: &mut String) -> usize {
+    let start = run[0].start;
+    let end = run[run.len() - 1].end;
+    let before = &body[at..start];
+    // The punctuation right before the run, which the citation goes in front of.
+    let punct = before.len()
+        - before
+            .trim_end_matches(['.', ',', ';', ':', '!', '?', '。', '！', '？', '；'])
+            .len();
+    let (text, punct) = before.split_at(before.len() - punct);
+    out.push_str(text);
+    let prev = text.chars().next_back();
+    let spaced = prev.is_some_and(|c| !c.is_whitespace() && !is_cjk(c) && c != '[')
+        && !punct.starts_with(['。', '！', '？', '；']);
+    if spaced {
+        out.push(' ');
+    }
+    out.push_str(citation);
+    out.push_str(punct);
+    // The markers left as they were, in order.
+    for m in run.iter().filter(|m| !converts(m)) {
+        out.push_str(&body[m.start..m.end]);
+    }
+    let next = body[end..].chars().next();
+    if next.is_some_and(|c| (c.is_alphanumeric() || c == '_') && !is_cjk(c)) {
+        out.push(' ');
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FrontMatterError, to_pandoc};
+
+    /// The converted body, without the front matter `to_pandoc` adds.
+    fn body(draft: &str) -> String {
+        let text = to_pandoc(draft, "out.json").unwrap().text;
+        let head = "---\nbibliography: \"out.json\"\nlink-citations: true\n---\n\n";
+        text.strip_prefix(head).expect(&text).to_string()
+    }
+
+    #[test]
+    fn markers_become_pandoc_citations_in_pandocs_place() {
+        assert_eq!(
+            body("Ice floats on water.[1] It grows by a ninth.[1][2]\n"),
+            "Ice floats on water [@source1]. It grows by a ninth [@source1; @source2].\n"
+        );
+        assert_eq!(
+            body("Tested by carmakers[7]. The arr[1] is big, [2] and so on,[3] here.\n"),
+            "Tested by carmakers [@source7]. The arr [@source1] is big, [@source2] and so on [@source3], here.\n"
+        );
+        assert_eq!(
+            body("氷は水より軽い[1]。事実です。[2]次\n"),
+            "氷は水より軽い[@source1]。事実です[@source2]。次\n"
+        );
+        assert_eq!(
+            body("Quoted \"claim.\"[4] Next.\n"),
+            "Quoted \"claim.\" [@source4] Next.\n"
+        );
+        assert_eq!(
+            body("A claim.[1][unverified] Another.[tool:curl][2]\n"),
+            "A claim [@source1].[unverified] Another [@source2].[tool:curl]\n"
+        );
+    }
+
+    #[test]
+    fn code_stays_and_the_sources_block_goes() {
+        let draft = "Claim here.[1] `x[2]`\n\n```\ny[3]\n```\n\n## Sources\n\n[1] https://a.org\n";
+        let c = to_pandoc(draft, "b.json").unwrap();
+        assert!(
+            c.text
+                .ends_with("Claim here [@source1]. `x[2]`\n\n```\ny[3]\n```\n"),
+            "{}",
+            c.text
+        );
+        assert_eq!(c.cited.into_iter().collect::<Vec<_>>(), [1]);
+        assert_eq!(c.written, 1);
+    }
+
+    #[test]
+    fn malformed_groups_that_show_ids_and_pandoc_citations_are_kept_as_cited() {
+        assert_eq!(
+            body("See [1]junk and [@source2] here.\n"),
+            "See [@source1] junk and [@source2] here.\n"
+        );
+        let c = to_pandoc("A [@source5] b.[6]\n", "x.json").unwrap();
+        assert_eq!(c.cited.into_iter().collect::<Vec<_>>(), [5, 6]);
+        assert_eq!(c.written, 1);
+    }
+
+    #[test]
+    fn an_existing_front_matter_takes_the_keys() {
+        let draft =
+            "---\ntitle: \"Ice\"\nbibliography: out.json\nauthor: A\n---\n\nClaim here.[1]\n";
+        let text = to_pandoc(draft, "out.json").unwrap().text;
+        assert_eq!(
+            text,
+            "---\ntitle: \"Ice\"\nbibliography: \"out.json\"\nauthor: A\nlink-citations: true\n---\n\nClaim here [@source1].\n"
+        );
+        let kept = to_pandoc("---\nlink-citations: false\n---\nA b.[1]\n", "o.json")
+            .unwrap()
+            .text;
+        assert_eq!(
+            kept,
+            "---\nlink-citations: false\nbibliography: \"o.json\"\n---\nA b [@source1].\n"
+        );
+    }
+
+    #[test]
+    fn another_bibliography_in_the_front_matter_is_refused() {
+        let err =
+            to_pandoc("---\nbibliography:\n  - mine.bib\n---\nA.[1]\n", "out.json").unwrap_err();
+        assert_eq!(
+            err,
+            FrontMatterError::OtherBibliography {
+                line: 2,
+                value: "- mine.bib".into()
+            }
+        );
+        assert!(err.to_string().starts_with(
+            "the draft's front matter names another bibliography (line 2: bibliography: - mine.bib)"
+        ));
+    }
+
+    #[test]
+    fn converting_twice_changes_nothing_more() {
+        let once = to_pandoc(
+            "T.[1] U.[2][3]\n\n## Sources\n\n[1] https://a.org\n",
+            "o.json",
+        )
+        .unwrap()
+        .text;
+        assert_eq!(to_pandoc(&once, "o.json").unwrap().text, once);
+    }
+
+    #[test]
+    fn names_that_yaml_would_misread_are_quoted() {
+        let text = to_pandoc("A.[1]\n", "a \"b\": c.json").unwrap().text;
+        assert!(
+            text.starts_with("---\nbibliography: \"a \\\"b\\\": c.json\"\n"),
+            "{text}"
+        );
+    }
+}
