@@ -70,6 +70,7 @@ fuzz_target!(|text: &str| {
             draft: Some("my draft's.md".into()),
             ledger: Some("ledger dir/l.redb".into()),
             advice: draft::Advice::Shell,
+            support: false,
         },
         // As an MCP client gets it: tools for commands, the draft given as text.
         VerifyOptions {
