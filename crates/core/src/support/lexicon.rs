@@ -426,6 +426,77 @@ pub(crate) fn roman(w: &str) -> Option<u64> {
     (tens <= 3).then_some((tens * 10 + ones) as u64)
 }
 
+/// Whether an ordinal suffix makes its number an ordinal for certain (`14th`, `19e`,
+/// `1er`, `15ème`), not a letter that might be a unit (`15a`, `5o`).
+pub(crate) fn ordinal_for_certain(w: &str) -> bool {
+    matches!(
+        w,
+        "st" | "nd" | "rd" | "th" | "er" | "e" | "ème" | "eme" | "te"
+    )
+}
+
+/// Whether a word names a century, after its number (`15th century`, `15.
+/// Jahrhundert`, `XII secolo`, `XII века`).
+pub(crate) fn century_word(w: &str) -> bool {
+    let w = w.strip_suffix('.').unwrap_or(w);
+    matches!(
+        w,
+        "century"
+            | "centuries"
+            | "jahrhundert"
+            | "jahrhunderts"
+            | "jh"
+            | "siècle"
+            | "siècles"
+            | "siecle"
+            | "secolo"
+            | "secoli"
+            | "siglo"
+            | "siglos"
+            | "século"
+            | "séculos"
+            | "eeuw"
+            | "век"
+            | "века"
+            | "веке"
+            | "веков"
+            | "αιώνα"
+            | "αιώνας"
+            | "αι"
+    )
+}
+
+/// An English ordinal word, read on pages (`fifteenth century`).
+pub(crate) fn ordinal_word(w: &str) -> Option<u64> {
+    Some(match w {
+        "first" => 1,
+        "second" => 2,
+        "third" => 3,
+        "fourth" => 4,
+        "fifth" => 5,
+        "sixth" => 6,
+        "seventh" => 7,
+        "eighth" => 8,
+        "ninth" => 9,
+        "tenth" => 10,
+        "eleventh" => 11,
+        "twelfth" => 12,
+        "thirteenth" => 13,
+        "fourteenth" => 14,
+        "fifteenth" => 15,
+        "sixteenth" => 16,
+        "seventeenth" => 17,
+        "eighteenth" => 18,
+        "nineteenth" => 19,
+        "twentieth" => 20,
+        "thirtieth" => 30,
+        "fortieth" => 40,
+        "fiftieth" => 50,
+        "hundredth" => 100,
+        _ => return None,
+    })
+}
+
 /// Ordinal suffixes glued to a number (`14th`, `1er`, `2nd`).
 pub(crate) fn ordinal_suffix(w: &str) -> bool {
     matches!(

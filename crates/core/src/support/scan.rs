@@ -749,6 +749,15 @@ impl<'t> Scanner<'t> {
                 u.end = p + '割'.len_utf8();
                 return u;
             }
+            // `18世紀`: the eighteenth century.
+            Some('世' | '세')
+                if ["世紀", "世纪", "세기"]
+                    .iter()
+                    .any(|w| self.t[p..].starts_with(w)) =>
+            {
+                u.class = Class::Ordinal;
+                return u;
+            }
             Some(c) if lexicon::cjk_scale(c).is_some() && c != '十' => {
                 u.scale = lexicon::cjk_scale(c).map(|s| (s, None));
                 u.end = p + c.len_utf8();
@@ -758,6 +767,9 @@ impl<'t> Scanner<'t> {
                 let (w, end) = self.word_at(p).expect("a letter");
                 if lexicon::ordinal_suffix(w) {
                     u.end = end;
+                    if lexicon::ordinal_for_certain(self.lower(w)) || self.century_after(end) {
+                        u.class = Class::Ordinal;
+                    }
                     return u;
                 }
                 if let Some(scale) = lexicon::scale_suffix(w) {
@@ -777,6 +789,15 @@ impl<'t> Scanner<'t> {
                 }
             }
             _ => {}
+        }
+        // `15. Jahrhundert`, `15 века`: a century.
+        let after_dot = match self.next_char(p) {
+            Some('.') if self.next_char(p + 1).is_some_and(is_space) => p + 1,
+            _ => p,
+        };
+        if self.century_after(after_dot) {
+            u.class = Class::Ordinal;
+            return u;
         }
         // Spaced (or hyphenated) words: a scale, then a unit.
         let mut q = u.end;
@@ -889,6 +910,18 @@ impl<'t> Scanner<'t> {
             break;
         }
         u
+    }
+
+    /// Whether a word for century follows `at` (after spaces or a hyphen).
+    fn century_after(&mut self, at: usize) -> bool {
+        let mut j = self.skip_spaces(at);
+        if j == at && self.next_char(j) == Some('-') {
+            j += 1;
+        }
+        match self.word_at(j) {
+            Some((w, _)) if w.len() <= 24 => lexicon::century_word(self.lower(w)),
+            _ => false,
+        }
     }
 
     /// `°C`, `° F`, `℃`, `°` alone.
@@ -1010,10 +1043,29 @@ impl<'t> Scanner<'t> {
             && let Some(n) = lexicon::roman(w)
         {
             // `XII secolo`, `XIV век`: a century in Roman numerals, on a page.
+            let mut readings = Readings::one(Reading {
+                val: Val::Num(Dec::int(n)),
+                class: Class::Bare,
+            });
+            readings.push(Reading {
+                val: Val::Num(Dec::int(n)),
+                class: Class::Ordinal,
+            });
+            sink.fact(Fact {
+                readings,
+                start,
+                end,
+                date: false,
+            });
+            return end;
+        }
+        if self.side == Side::Page
+            && let Some(n) = lexicon::ordinal_word(lower)
+        {
             sink.fact(Fact {
                 readings: Readings::one(Reading {
                     val: Val::Num(Dec::int(n)),
-                    class: Class::Bare,
+                    class: Class::Ordinal,
                 }),
                 start,
                 end,

@@ -125,6 +125,30 @@ fn pages_are_read_generously() {
 }
 
 #[test]
+fn an_ordinal_needs_an_ordinal() {
+    assert_eq!(one("in the 15th century"), (num("15"), Class::Ordinal));
+    let p = pages(&[
+        "It was 15 to 50 feet wide. In the XIV secolo, and the sixteenth, and 17. Jahrhundert, and 18世紀, and 19 века.",
+    ]);
+    assert_eq!(
+        run("It was built in the 15th century.[1]", &[1], &p)
+            .unsupported
+            .len(),
+        1
+    );
+    for s in [
+        "It was built in the 14th century.[1]",
+        "It was built in the 16th century.[1]",
+        "It was built in the 17th century.[1]",
+        "It was built in the 18th century.[1]",
+        "It was built in the 19th century.[1]",
+        "It was 15 feet wide, or 50.[1]",
+    ] {
+        assert!(run(s, &[1], &p).unsupported.is_empty(), "{s}");
+    }
+}
+
+#[test]
 fn scale_words_alone_are_checked_by_magnitude() {
     assert_eq!(
         one("it cost millions of dollars"),

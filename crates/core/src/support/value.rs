@@ -184,6 +184,10 @@ pub(crate) enum Class {
     Fahrenheit,
     /// Degrees of no scale said.
     Degrees,
+    /// An ordinal: `15th`, `15e`, `XV` or `15` before a word for century (`15.
+    /// Jahrhundert`, `15 века`, `15世紀`), and on a page `fifteenth`. A sentence's
+    /// `15th century` needs one, not any 15 on the page.
+    Ordinal,
 }
 
 impl Class {
@@ -193,19 +197,22 @@ impl Class {
     }
 
     /// The classes on a page that support a sentence's figure of this class: a bare
-    /// number is supported by the same number of any class; a percentage only by a
+    /// number is supported by the same number of any class but an ordinal; an ordinal
+    /// by an ordinal only; a percentage only by a
     /// percentage (or percentage points), since small bare numbers are everywhere on a
     /// page and would support any drifted percentage; money by money or a bare amount;
     /// a temperature by the same scale, unsaid degrees, or a bare number.
     pub fn accepts(self) -> u8 {
         use Class::*;
         match self {
-            Bare => 0xff,
+            // Not by an ordinal: `three` is not the page's `third`.
+            Bare => !Ordinal.bit(),
             Percent | Points => Percent.bit() | Points.bit(),
             Money => Money.bit() | Bare.bit(),
             Celsius => Celsius.bit() | Degrees.bit() | Bare.bit(),
             Fahrenheit => Fahrenheit.bit() | Degrees.bit() | Bare.bit(),
             Degrees => Celsius.bit() | Fahrenheit.bit() | Degrees.bit() | Bare.bit(),
+            Ordinal => Ordinal.bit(),
         }
     }
 }
