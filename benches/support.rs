@@ -102,7 +102,7 @@ fn support(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
     g.bench_function("check: 100 sentences, 100 pages of 50 KB", |b| {
-        b.iter(|| cite_core::support::check(&cited, &store))
+        b.iter(|| cite_core::support::check(&cited, &mut store))
     });
 
     // Whole processes on a ledger holding the pages as snapshots.

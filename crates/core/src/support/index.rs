@@ -17,7 +17,7 @@ pub(crate) struct PageIndex {
     vals: FastMap<Val, u8>,
     /// The wanted names the page uses (by number).
     pub names: Vec<bool>,
-    /// Letters of the page's words by script ([`Script`]).
+    /// Letters of the page's words by script ([`Script`]), counted to 20,000.
     letters: [usize; 4],
 }
 
@@ -108,23 +108,27 @@ impl Sink for Indexer<'_> {
         let Some(first) = word.chars().next() else {
             return;
         };
-        let letters = if word.is_ascii() {
-            word.len()
-        } else {
-            word.chars().count()
-        };
-        self.index.letters[Script::of(first) as usize] += letters;
+        let ascii = word.is_ascii();
+        // The scripts a page is written in, from its first 20,000 letters.
+        if self.index.letters.iter().sum::<usize>() < 20_000 {
+            let letters = if ascii {
+                word.len()
+            } else {
+                word.chars().count()
+            };
+            self.index.letters[Script::of(first) as usize] += letters;
+        }
         // Only a word that may be a wanted name is folded and looked up.
         if !self.wanted.may_be(first) {
             return;
         }
         // An ASCII word folds to its length, less a possessive's `'s` or `'`.
-        if word.is_ascii() && !self.wanted.may_be_ascii(word.as_bytes()[0], word.len()) {
+        if ascii && !self.wanted.may_be_ascii(word.as_bytes()[0], word.len()) {
             return;
         }
         // As `fold` does, without allocating: lower-cased, a possessive dropped.
         self.folded.clear();
-        if word.is_ascii() {
+        if ascii {
             self.folded.push_str(word);
             self.folded.make_ascii_lowercase();
         } else {

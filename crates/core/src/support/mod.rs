@@ -3,24 +3,25 @@
 //! names (`verify --support`, issue 21).
 //!
 //! Pure text in, plain data out: the cited sentences and the page texts of their sources
-//! come in ([`Pages`]: stored snapshots and quotes, gathered by the ledger), and a
-//! [`SupportReport`] comes out, which `draft::verify` words as findings. No store, no
-//! files.
+//! come in (a [`PageSource`]: the ledger's reads stored snapshots and quotes one page at
+//! a time; [`Pages`] holds them in memory), and a [`SupportReport`] comes out, which
+//! `draft::verify` words as findings. No store, no files.
 //!
 //! How it works, in one pass per page:
 //!
-//! 1. Each cited sentence is read for its facts ([`scan`]): figures (numbers with their
+//! 1. Each cited sentence is read for its facts (`scan`): figures (numbers with their
 //!    unit — percent, percentage and basis points, currency, temperature — and scale
 //!    word, in any of their written forms: `1,000`, `1 000`, `1.000` where that groups
 //!    thousands, `2.5 billion`, `2.5bn`, `nine percent`, ranges `85–90°F`, fractions
 //!    `1/3`), dates (`2024-03-15`, `March 15, 2024`, `15 March 2024`, `15.03.2024`,
 //!    `March 2024`, `2024年3月15日`; a bare year is a figure), quoted phrases, and names.
-//!    Each figure and date becomes canonical values ([`value`]): exact decimals, never
+//!    Each figure and date becomes canonical values (`value`): exact decimals, never
 //!    floats, so `2.5 billion`, `2,500,000,000` and `2.5bn` are one value, and `8.9%` is
 //!    not `8.94%`.
 //! 2. Each page a sentence cites is read once, by the same scanner, into a hash set of
-//!    the values it holds ([`index`]), with the place of each; the names the sentences
-//!    want are looked up as its words go by.
+//!    the values it holds (`index`), dropped before the next page is read; the names
+//!    the sentences want are looked up as its words go by. Only a page with a failure
+//!    to explain is read again, for the closest candidate.
 //! 3. A figure is supported when a page it cites has the same value in a class it
 //!    accepts (a percentage needs a percentage; a bare count, any); a date when a page
 //!    has it or a more precise one; a quoted phrase when a page's quote-matching key
@@ -50,14 +51,39 @@ use names::{Script, SentenceNames, Wanted, Words, fold};
 use scan::{Fact, Side};
 use value::Val;
 
-/// The page texts of the cited sources, each text once, with the ids whose pages they
-/// are: stored snapshots (`add --snapshot`, `quote --from`, `ingest`) and quotes kept
-/// without one.
+/// Where the page texts of the cited sources come from: the pages of each id, by
+/// number, and each page's text when the check reads it — once, and once more for a
+/// page with a failure to explain. The ledger reads them from its store one at a
+/// time, so a check holds one page however many there are; [`Pages`] holds them all.
+pub trait PageSource {
+    /// Why a page could not be read.
+    type Error;
+    /// The numbers of `id`'s pages (none: `id` has no page text).
+    fn pages_of(&self, id: u64) -> &[usize];
+    /// The text of page `n`.
+    fn text(&mut self, n: usize) -> Result<std::borrow::Cow<'_, str>, Self::Error>;
+}
+
+/// The page texts of the cited sources in memory, each text once, with the ids whose
+/// pages they are: stored snapshots (`add --snapshot`, `quote --from`, `ingest`) and
+/// quotes kept without one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pages {
     pub texts: Vec<String>,
     /// For each id, the indices of its texts in `texts`.
     pub by_id: BTreeMap<u64, Vec<usize>>,
+}
+
+impl PageSource for Pages {
+    type Error = std::convert::Infallible;
+
+    fn pages_of(&self, id: u64) -> &[usize] {
+        self.of(id)
+    }
+
+    fn text(&mut self, n: usize) -> Result<std::borrow::Cow<'_, str>, Self::Error> {
+        Ok(std::borrow::Cow::Borrowed(&self.texts[n]))
+    }
 }
 
 impl Pages {
@@ -182,7 +208,10 @@ struct Claim<'s> {
 /// Each page is read once, into an index that is dropped before the next page is read:
 /// what is held beyond the pages themselves is the sentences' facts and one page's
 /// values. Only a failure reads its cited pages again, for the closest candidate.
-pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
+pub fn check<'s, S: PageSource>(
+    sentences: &[Cited<'s>],
+    pages: &mut S,
+) -> Result<SupportReport, S::Error> {
     let mut wanted = Wanted::default();
     let claims: Vec<Claim<'s>> = sentences
         .iter()
@@ -194,7 +223,7 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
         .map(|s| {
             let mut on: Vec<(u64, usize)> = Vec::new();
             for &id in s.ids {
-                for &n in pages.of(id) {
+                for &n in pages.pages_of(id) {
                     if !on.iter().any(|&(_, m)| m == n) {
                         on.push((id, n));
                     }
@@ -215,7 +244,8 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
         }
     }
     for (n, ks) in by_page {
-        let text = &pages.texts[n];
+        let text = pages.text(n)?;
+        let text = &*text;
         let index = PageIndex::build(text, &wanted);
         // The page's quote-matching key, made when a phrase asks for it.
         let mut key: Option<String> = None;
@@ -246,7 +276,7 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
             }
         }
     }
-    let closest = closest_facts(sentences, &claims, &found, &on, pages);
+    let mut closest = closest_facts(sentences, &claims, &found, &on, pages)?;
 
     let mut report = SupportReport::default();
     for (k, s) in sentences.iter().enumerate() {
@@ -256,7 +286,7 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
         for &id in s.ids {
             if !cited.contains(&id) {
                 cited.push(id);
-                if pages.of(id).is_empty() {
+                if pages.pages_of(id).is_empty() {
                     without_pages.push(id);
                 }
             }
@@ -291,7 +321,7 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
                     FactKind::Figure
                 },
                 written: one_line(&s.text[fact.start..fact.end]),
-                closest: closest.get(&(k, f)).map(|b| b.closest(pages)),
+                closest: closest.remove(&(k, f)).map(|(_, c)| c),
             });
         }
         for ((whole, _), &ok) in claim.phrases.iter().zip(&got.phrases) {
@@ -302,7 +332,7 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
                 out.unsupported.push(Unsupported {
                     kind: FactKind::Quote,
                     written: one_line(whole),
-                    closest: closest_phrase(whole, &on[k], pages),
+                    closest: closest_phrase(whole, &on[k], pages)?,
                 });
             }
         }
@@ -318,7 +348,7 @@ pub fn check<'s>(sentences: &[Cited<'s>], pages: &Pages) -> SupportReport {
         report.names_missing += out.names_missing.len();
         report.sentences.push(out);
     }
-    report
+    Ok(report)
 }
 
 impl Claim<'_> {
@@ -424,44 +454,29 @@ fn quoted(text: &str) -> Vec<(&str, Vec<&str>)> {
     out
 }
 
-/// The best candidate so far for the closest of a failed fact.
-#[derive(Clone, Copy)]
-struct Best {
-    /// Of the class the fact accepts, words shared with the sentence, nearness in value.
-    score: (bool, usize, f64),
-    id: u64,
-    page: usize,
-    start: usize,
-    end: usize,
-}
+/// A candidate for the closest of a failed fact: of the class the fact accepts, words
+/// shared with the sentence, nearness in value.
+type Score = (bool, usize, f64);
 
-impl Best {
-    fn better_than(&self, other: &Best) -> bool {
-        let (a, b) = (self.score, other.score);
-        (a.0, a.1) > (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && a.2 > b.2)
-    }
+/// For each failed fact (by sentence and fact number), its best candidate.
+type ClosestFacts = HashMap<(usize, usize), (Score, Closest)>;
 
-    fn closest(&self, pages: &Pages) -> Closest {
-        let text = &pages.texts[self.page];
-        Closest {
-            id: self.id,
-            written: one_line(&text[self.start..self.end]),
-            context: context(text, self.start, self.end),
-        }
-    }
+fn better(a: Score, b: Score) -> bool {
+    (a.0, a.1) > (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && a.2 > b.2)
 }
 
 /// For each failed fact (by sentence and fact number), the figure or date of its cited
 /// pages that comes closest: of the same kind, in a class it accepts, on the passage
 /// that shares most words with the sentence, then nearest in value. Each page with a
-/// failure to explain is read once more.
-fn closest_facts(
+/// failure to explain is read once more, and what it has is written out before the
+/// next page is read.
+fn closest_facts<S: PageSource>(
     sentences: &[Cited<'_>],
     claims: &[Claim<'_>],
     found: &[Found],
     on: &[Vec<(u64, usize)>],
-    pages: &Pages,
-) -> HashMap<(usize, usize), Best> {
+    pages: &mut S,
+) -> Result<ClosestFacts, S::Error> {
     // The failed facts to explain on each page, with the id it is cited by.
     let mut asks: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
     for (k, got) in found.iter().enumerate() {
@@ -474,17 +489,20 @@ fn closest_facts(
         }
     }
     let mut words: HashMap<usize, Vec<String>> = HashMap::new();
-    let mut best: HashMap<(usize, usize), Best> = HashMap::new();
+    let mut best: HashMap<(usize, usize), (Score, Closest)> = HashMap::new();
     for (n, list) in asks {
         for &(_, k, _) in &list {
             words
                 .entry(k)
                 .or_insert_with(|| content_words(sentences[k].text));
         }
-        let text = &pages.texts[n];
+        let text = pages.text(n)?;
+        let text = &*text;
         // The page lower-cased (ASCII only, so that its offsets are the text's) once, for
         // the words around each candidate.
         let lowered = text.to_ascii_lowercase();
+        // The best on this page: score, id, and where.
+        let mut here: HashMap<(usize, usize), (Score, u64, usize, usize)> = HashMap::new();
         index::spots(text, &mut |spot| {
             let r = spot.reading;
             let near = passage(&lowered, spot.start, spot.end, 80);
@@ -517,44 +535,52 @@ fn closest_facts(
                     .iter()
                     .filter(|w| near.contains(w.as_str()))
                     .count();
-                let candidate = Best {
-                    score: (class_ok, shared, -distance),
-                    id,
-                    page: n,
-                    start: spot.start,
-                    end: spot.end,
-                };
-                match best.get_mut(&(k, f)) {
-                    Some(b) if !candidate.better_than(b) => {}
-                    Some(b) => *b = candidate,
-                    None => {
-                        best.insert((k, f), candidate);
+                let score = (class_ok, shared, -distance);
+                match here.get(&(k, f)) {
+                    Some(&(b, ..)) if !better(score, b) => {}
+                    _ => {
+                        here.insert((k, f), (score, id, spot.start, spot.end));
                     }
                 }
             }
         });
+        for (key, (score, id, start, end)) in here {
+            if best.get(&key).is_none_or(|(b, _)| better(score, *b)) {
+                let closest = Closest {
+                    id,
+                    written: one_line(&text[start..end]),
+                    context: context(text, start, end),
+                };
+                best.insert(key, (score, closest));
+            }
+        }
     }
-    best
+    Ok(best)
 }
 
 /// The passage of a cited page closest to a quoted phrase none of them has.
-fn closest_phrase(phrase: &str, on: &[(u64, usize)], pages: &Pages) -> Option<Closest> {
+fn closest_phrase<S: PageSource>(
+    phrase: &str,
+    on: &[(u64, usize)],
+    pages: &mut S,
+) -> Result<Option<Closest>, S::Error> {
     for &(id, n) in on {
-        if let Some(p) = evidence::closest(phrase, &pages.texts[n]) {
-            let text = &pages.texts[n];
+        let text = pages.text(n)?;
+        let text = &*text;
+        if let Some(p) = evidence::closest(phrase, text) {
             let start = text
                 .char_indices()
                 .nth(p.start as usize)
                 .map_or(text.len(), |(i, _)| i);
             let end = start + p.text.len();
-            return Some(Closest {
+            return Ok(Some(Closest {
                 id,
                 written: one_line(&p.text),
                 context: context(text, start, end),
-            });
+            }));
         }
     }
-    None
+    Ok(None)
 }
 
 /// Lower-cased words of 4+ letters of a sentence: what "shares words" counts.

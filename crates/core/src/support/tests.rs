@@ -253,13 +253,14 @@ fn pages(texts: &[&str]) -> Pages {
 }
 
 fn run(sentence: &str, ids: &[u64], p: &Pages) -> super::SentenceSupport {
-    let r = check(
+    let mut p = p.clone();
+    let Ok(r) = check(
         &[Cited {
             line: 1,
             text: sentence,
             ids,
         }],
-        p,
+        &mut p,
     );
     r.sentences.into_iter().next().unwrap()
 }
@@ -421,25 +422,25 @@ mod never_panics {
         let mut pages = Pages::default();
         pages.add(1, page.to_string());
         let ids = [1, 2];
-        let r = check(
+        let Ok(r) = check(
             &[Cited {
                 line: 1,
                 text: sentence,
                 ids: &ids,
             }],
-            &pages,
+            &mut pages,
         );
         assert_eq!(r.checked, r.supported + r.unsupported);
         // A sentence is supported by itself as a page: figures, phrases and names.
         let mut own = Pages::default();
         own.add(1, sentence.to_string());
-        let r = check(
+        let Ok(r) = check(
             &[Cited {
                 line: 1,
                 text: sentence,
                 ids: &ids[..1],
             }],
-            &own,
+            &mut own,
         );
         assert!(
             r.sentences[0].unsupported.is_empty() && r.sentences[0].names_missing.is_empty(),

@@ -2,6 +2,7 @@
 //! lists, and a draft's verification report. The CLI and the MCP server both call these,
 //! so they select, check and report the same way.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::Failure;
@@ -318,17 +319,60 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
     })
 }
 
+/// A page of a cited source, as the check will read it.
+enum Stored {
+    /// Page text in the store, read when the check asks for it.
+    Snapshot(cite_store::event::Hash),
+    /// The text of the source's quotes kept without page text.
+    Quotes(String),
+}
+
+/// The pages of the cited sources, read from the view one at a time as the check asks
+/// for them: a draft citing a hundred pages holds one of them at a time, not all.
+struct StoredPages<'v> {
+    view: &'v View,
+    pages: Vec<Stored>,
+    by_id: HashMap<u64, Vec<usize>>,
+}
+
+impl support::PageSource for StoredPages<'_> {
+    type Error = crate::Error;
+
+    fn pages_of(&self, id: u64) -> &[usize] {
+        self.by_id.get(&id).map_or(&[], Vec::as_slice)
+    }
+
+    fn text(&mut self, n: usize) -> Result<Cow<'_, str>> {
+        match &self.pages[n] {
+            Stored::Quotes(text) => Ok(Cow::Borrowed(text)),
+            Stored::Snapshot(hash) => {
+                let text = self.view.snapshot(hash)?.ok_or_else(|| {
+                    cite_store::StoreError::CorruptedEntry {
+                        what: format!("snapshot {}", cite_store::event::hex(hash)),
+                        reason: "a source names it, and it is missing from the snapshots table"
+                            .into(),
+                    }
+                })?;
+                Ok(Cow::Owned(text))
+            }
+        }
+    }
+}
+
 /// `--support`: the page texts of the sources the cited sentences cite (each stored
-/// text read once, however many ids share it), checked by [`support::check`]. An id
-/// the ledger lacks is left out: it fails the draft already, and has no page.
+/// text once, however many ids share it), checked by [`support::check`]. An id the
+/// ledger lacks is left out: it fails the draft already, and has no page.
 fn support(
     view: &View,
     sentences: &[draft::Sentence<'_>],
     facts: &Facts,
 ) -> Result<support::SupportReport> {
-    let mut pages = support::Pages::default();
+    let mut pages = StoredPages {
+        view,
+        pages: Vec::new(),
+        by_id: HashMap::new(),
+    };
     let mut by_hash: HashMap<cite_store::event::Hash, usize> = HashMap::new();
-    let mut seen: HashSet<u64> = HashSet::new();
     let mut ids: Vec<Vec<u64>> = Vec::with_capacity(sentences.len());
     for s in sentences {
         let known: Vec<u64> = s
@@ -338,22 +382,24 @@ fn support(
             .filter(|&id| facts.by_id.contains_key(&id))
             .collect();
         for &id in &known {
-            if !seen.insert(id) {
+            if pages.by_id.contains_key(&id) {
                 continue;
             }
-            let Some((hashes, quotes)) = view.page_texts(id)? else {
-                continue;
-            };
-            for hash in hashes {
-                if let Some(&n) = by_hash.get(&hash) {
-                    pages.link(id, n);
-                } else if let Some(text) = view.snapshot(&hash)? {
-                    by_hash.insert(hash, pages.add(id, text));
+            let mut of = Vec::new();
+            if let Some((hashes, quotes)) = view.page_texts(id)? {
+                for hash in hashes {
+                    let n = *by_hash.entry(hash).or_insert_with(|| {
+                        pages.pages.push(Stored::Snapshot(hash));
+                        pages.pages.len() - 1
+                    });
+                    of.push(n);
+                }
+                if !quotes.is_empty() {
+                    pages.pages.push(Stored::Quotes(quotes.join("\n\n")));
+                    of.push(pages.pages.len() - 1);
                 }
             }
-            if !quotes.is_empty() {
-                pages.add(id, quotes.join("\n\n"));
-            }
+            pages.by_id.insert(id, of);
         }
         ids.push(known);
     }
@@ -367,7 +413,7 @@ fn support(
             ids,
         })
         .collect();
-    Ok(support::check(&cited, &pages))
+    support::check(&cited, &mut pages)
 }
 
 #[cfg(test)]
