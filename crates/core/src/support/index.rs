@@ -3,8 +3,8 @@
 //! at a time and dropped before the next, so the check holds one index however many
 //! pages there are.
 //!
-//! The places of the page's figures are not kept: only a failure needs them, for the
-//! closest candidate, and [`Candidates`] reads the page again for that.
+//! The places of the page's figures are kept with it, for the closest candidate of a
+//! fact no page has, chosen while the page is at hand.
 
 use super::names::{Script, Wanted};
 use super::scan::{self, Fact, Side, Sink};
@@ -17,6 +17,9 @@ pub(crate) struct PageIndex {
     vals: FastMap<Val, u8>,
     /// The wanted names the page uses (by number).
     pub names: Vec<bool>,
+    /// Every figure and date of the page, in page order: candidates for the closest of
+    /// a fact it does not have.
+    pub spots: Vec<Spot>,
     /// Letters of the page's words by script ([`Script`]), counted to 20,000.
     letters: [usize; 4],
 }
@@ -28,6 +31,7 @@ impl PageIndex {
             index: PageIndex {
                 vals: FastMap::default(),
                 names: vec![false; wanted.len()],
+                spots: Vec::new(),
                 letters: [0; 4],
             },
             wanted,
@@ -68,6 +72,13 @@ impl PageIndex {
     }
 }
 
+impl Indexer<'_> {
+    /// Whether enough of the page's letters are counted to know its scripts.
+    fn counted(&self) -> bool {
+        self.index.letters.iter().sum::<usize>() >= 20_000
+    }
+}
+
 struct Indexer<'w> {
     index: PageIndex,
     wanted: &'w Wanted,
@@ -77,6 +88,11 @@ struct Indexer<'w> {
 impl Sink for Indexer<'_> {
     fn fact(&mut self, fact: Fact) {
         for r in fact.readings.iter() {
+            self.index.spots.push(Spot {
+                reading: r,
+                start: fact.start,
+                end: fact.end,
+            });
             self.index.insert(r.val, r.class);
             match r.val {
                 Val::Date(date) => {
@@ -105,12 +121,21 @@ impl Sink for Indexer<'_> {
     }
 
     fn word(&mut self, word: &str, _start: usize, _lead: bool) {
+        let bytes = word.as_bytes();
+        // A lower-case ASCII word on a page that has been counted: asked about only
+        // when a name opened a sentence (and may be written in any case).
+        if bytes.first().is_some_and(u8::is_ascii_lowercase)
+            && !self.wanted.has_loose()
+            && self.counted()
+        {
+            return;
+        }
         let Some(first) = word.chars().next() else {
             return;
         };
         let ascii = word.is_ascii();
         // The scripts a page is written in, from its first 20,000 letters.
-        if self.index.letters.iter().sum::<usize>() < 20_000 {
+        if !self.counted() {
             let letters = if ascii {
                 word.len()
             } else {
@@ -123,7 +148,7 @@ impl Sink for Indexer<'_> {
             return;
         }
         // An ASCII word folds to its length, less a possessive's `'s` or `'`.
-        if ascii && !self.wanted.may_be_ascii(word.as_bytes()[0], word.len()) {
+        if ascii && !self.wanted.may_be_ascii(word.as_bytes()) {
             return;
         }
         // As `fold` does, without allocating: lower-cased, a possessive dropped.
@@ -158,21 +183,4 @@ pub(crate) struct Spot {
     pub reading: Reading,
     pub start: usize,
     pub end: usize,
-}
-
-/// Reads a page again, handing each of its figures and dates to `see`, in page order.
-pub(crate) fn spots(text: &str, see: &mut dyn FnMut(Spot)) {
-    struct Each<'a>(&'a mut dyn FnMut(Spot));
-    impl Sink for Each<'_> {
-        fn fact(&mut self, fact: Fact) {
-            for reading in fact.readings.iter() {
-                (self.0)(Spot {
-                    reading,
-                    start: fact.start,
-                    end: fact.end,
-                });
-            }
-        }
-    }
-    scan::scan(text, Side::Page, &mut Each(see));
 }

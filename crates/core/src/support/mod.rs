@@ -20,8 +20,10 @@
 //!    not `8.94%`.
 //! 2. Each page a sentence cites is read once, by the same scanner, into a hash set of
 //!    the values it holds (`index`), dropped before the next page is read; the names
-//!    the sentences want are looked up as its words go by. Only a page with a failure
-//!    to explain is read again, for the closest candidate.
+//!    the sentences want are looked up as its words go by, and for each fact no page
+//!    has had so far, the page's closest candidate is kept before the next page is read.
+//!    Only a quoted phrase no page has sends the check back to its pages, for the
+//!    closest passage.
 //! 3. A figure is supported when a page it cites has the same value in a class it
 //!    accepts (a percentage needs a percentage; a bare count, any); a date when a page
 //!    has it or a more precise one; a quoted phrase when a page's quote-matching key
@@ -243,13 +245,15 @@ pub fn check<'s, S: PageSource>(
             by_page.entry(n).or_default().push(k);
         }
     }
+    let mut closest: ClosestFacts = HashMap::new();
+    let mut words: HashMap<usize, Vec<String>> = HashMap::new();
     for (n, ks) in by_page {
         let text = pages.text(n)?;
         let text = &*text;
         let index = PageIndex::build(text, &wanted);
         // The page's quote-matching key, made when a phrase asks for it.
         let mut key: Option<String> = None;
-        for k in ks {
+        for &k in &ks {
             let (claim, got) = (&claims[k], &mut found[k]);
             for (fact, ok) in claim.facts.iter().zip(&mut got.facts) {
                 *ok = *ok || fact.readings.iter().any(|r| index.supports(r));
@@ -275,8 +279,27 @@ pub fn check<'s, S: PageSource>(
                 }
             }
         }
+        // What this page has closest to each fact no page has had so far, while its
+        // text and figures are at hand: the page is not read again for it.
+        let mut asks: Vec<(u64, usize, usize)> = Vec::new();
+        for &k in &ks {
+            let id = on[k]
+                .iter()
+                .find(|&&(_, m)| m == n)
+                .map_or(0, |&(id, _)| id);
+            for (f, &ok) in found[k].facts.iter().enumerate() {
+                if !ok {
+                    asks.push((id, k, f));
+                    words
+                        .entry(k)
+                        .or_insert_with(|| content_words(sentences[k].text));
+                }
+            }
+        }
+        if !asks.is_empty() {
+            closest_on_page(text, &index, &asks, &claims, &words, &mut closest);
+        }
     }
-    let mut closest = closest_facts(sentences, &claims, &found, &on, pages)?;
 
     let mut report = SupportReport::default();
     for (k, s) in sentences.iter().enumerate() {
@@ -443,7 +466,9 @@ fn quoted(text: &str) -> Vec<(&str, Vec<&str>)> {
             .split(['…', '[', ']'])
             .flat_map(|p| p.split("..."))
             .map(|p| {
-                p.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | '.' | ';' | ':'))
+                p.trim_matches(|c: char| {
+                    c.is_whitespace() || matches!(c, ',' | '.' | ';' | ':' | '\\' | '*' | '_')
+                })
             })
             .filter(|p| evidence::quote_words(p) >= 2)
             .collect();
@@ -465,97 +490,74 @@ fn better(a: Score, b: Score) -> bool {
     (a.0, a.1) > (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && a.2 > b.2)
 }
 
-/// For each failed fact (by sentence and fact number), the figure or date of its cited
-/// pages that comes closest: of the same kind, in a class it accepts, on the passage
-/// that shares most words with the sentence, then nearest in value. Each page with a
-/// failure to explain is read once more, and what it has is written out before the
-/// next page is read.
-fn closest_facts<S: PageSource>(
-    sentences: &[Cited<'_>],
+/// For the facts `asks` (id, sentence, fact), the figure or date of page `text` that
+/// comes closest, kept in `best` when it comes closer than what an earlier page had: of
+/// the same kind, in a class the fact accepts, on the passage that shares most words
+/// with the sentence, then nearest in value.
+fn closest_on_page(
+    text: &str,
+    index: &PageIndex,
+    asks: &[(u64, usize, usize)],
     claims: &[Claim<'_>],
-    found: &[Found],
-    on: &[Vec<(u64, usize)>],
-    pages: &mut S,
-) -> Result<ClosestFacts, S::Error> {
-    // The failed facts to explain on each page, with the id it is cited by.
-    let mut asks: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
-    for (k, got) in found.iter().enumerate() {
-        for (f, &ok) in got.facts.iter().enumerate() {
-            if !ok {
-                for &(id, n) in &on[k] {
-                    asks.entry(n).or_default().push((id, k, f));
+    words: &HashMap<usize, Vec<String>>,
+    best: &mut ClosestFacts,
+) {
+    // The page lower-cased (ASCII only, so that its offsets are the text's) once, for the
+    // words around each candidate.
+    let lowered = text.to_ascii_lowercase();
+    // The best on this page: score, id, and where.
+    let mut here: HashMap<(usize, usize), (Score, u64, usize, usize)> = HashMap::new();
+    for spot in &index.spots {
+        let r = spot.reading;
+        let near = passage(&lowered, spot.start, spot.end, 80);
+        for &(id, k, f) in asks {
+            let fact = &claims[k].facts[f];
+            let Some(first) = fact.readings.iter().next() else {
+                continue;
+            };
+            let same_kind = matches!(
+                (r.val, first.val),
+                (Val::Date(_), Val::Date(_))
+                    | (Val::Num(_), Val::Num(_))
+                    | (Val::Ratio(..), Val::Ratio(..))
+                    | (Val::Scale(_), Val::Scale(_))
+            );
+            if !same_kind {
+                continue;
+            }
+            let class_ok = first.class.accepts() & r.class.bit() != 0;
+            let distance = match (r.val, first.val) {
+                (Val::Num(a), Val::Num(b)) => {
+                    let (a, b) = (a.to_f64(), b.to_f64());
+                    (a - b).abs() / a.abs().max(b.abs()).max(1e-9)
+                }
+                (Val::Date(a), Val::Date(b)) => (a.ordinal() - b.ordinal()).abs(),
+                (Val::Scale(a), Val::Scale(b)) => f64::from((a - b).abs()),
+                _ => 1.0,
+            };
+            let shared = words[&k]
+                .iter()
+                .filter(|w| near.contains(w.as_str()))
+                .count();
+            let score = (class_ok, shared, -distance);
+            match here.get(&(k, f)) {
+                Some(&(b, ..)) if !better(score, b) => {}
+                _ => {
+                    here.insert((k, f), (score, id, spot.start, spot.end));
                 }
             }
         }
     }
-    let mut words: HashMap<usize, Vec<String>> = HashMap::new();
-    let mut best: HashMap<(usize, usize), (Score, Closest)> = HashMap::new();
-    for (n, list) in asks {
-        for &(_, k, _) in &list {
-            words
-                .entry(k)
-                .or_insert_with(|| content_words(sentences[k].text));
-        }
-        let text = pages.text(n)?;
-        let text = &*text;
-        // The page lower-cased (ASCII only, so that its offsets are the text's) once, for
-        // the words around each candidate.
-        let lowered = text.to_ascii_lowercase();
-        // The best on this page: score, id, and where.
-        let mut here: HashMap<(usize, usize), (Score, u64, usize, usize)> = HashMap::new();
-        index::spots(text, &mut |spot| {
-            let r = spot.reading;
-            let near = passage(&lowered, spot.start, spot.end, 80);
-            for &(id, k, f) in &list {
-                let fact = &claims[k].facts[f];
-                let Some(first) = fact.readings.iter().next() else {
-                    continue;
-                };
-                let same_kind = matches!(
-                    (r.val, first.val),
-                    (Val::Date(_), Val::Date(_))
-                        | (Val::Num(_), Val::Num(_))
-                        | (Val::Ratio(..), Val::Ratio(..))
-                        | (Val::Scale(_), Val::Scale(_))
-                );
-                if !same_kind {
-                    continue;
-                }
-                let class_ok = first.class.accepts() & r.class.bit() != 0;
-                let distance = match (r.val, first.val) {
-                    (Val::Num(a), Val::Num(b)) => {
-                        let (a, b) = (a.to_f64(), b.to_f64());
-                        (a - b).abs() / a.abs().max(b.abs()).max(1e-9)
-                    }
-                    (Val::Date(a), Val::Date(b)) => (a.ordinal() - b.ordinal()).abs(),
-                    (Val::Scale(a), Val::Scale(b)) => f64::from((a - b).abs()),
-                    _ => 1.0,
-                };
-                let shared = words[&k]
-                    .iter()
-                    .filter(|w| near.contains(w.as_str()))
-                    .count();
-                let score = (class_ok, shared, -distance);
-                match here.get(&(k, f)) {
-                    Some(&(b, ..)) if !better(score, b) => {}
-                    _ => {
-                        here.insert((k, f), (score, id, spot.start, spot.end));
-                    }
-                }
-            }
-        });
-        for (key, (score, id, start, end)) in here {
-            if best.get(&key).is_none_or(|(b, _)| better(score, *b)) {
-                let closest = Closest {
-                    id,
-                    written: one_line(&text[start..end]),
-                    context: context(text, start, end),
-                };
-                best.insert(key, (score, closest));
-            }
+    for (key, (score, id, start, end)) in here {
+        if best.get(&key).is_none_or(|(b, _)| better(score, *b)) {
+            let closest = Closest {
+                id,
+                written: one_line(&text[start..end]),
+                context: context(text, start, end),
+            };
+            best.insert(key, (score, closest));
         }
     }
-    Ok(best)
 }
 
 /// The passage of a cited page closest to a quoted phrase none of them has.

@@ -94,9 +94,17 @@ pub(crate) struct Wanted {
     /// A bit per [`Script`] the names are written in, for exact and for loose ones.
     scripts: u8,
     loose_scripts: u8,
-    /// For each ASCII first letter, a bit per byte length of the names that start with
-    /// it (31 for any longer), for a quick no; names in other letters always pass.
-    ascii: [u32; 26],
+    /// A bit per (first letter, last letter, length) of the ASCII names, hashed into
+    /// 2,048: a quick no for most page words ([`Wanted::may_be_ascii`]).
+    ascii: [u64; 32],
+}
+
+/// The bit of an ASCII word's first and last bytes (lower-cased) and length.
+fn shape(first: u8, last: u8, len: usize) -> usize {
+    (usize::from(first.to_ascii_lowercase()) * 31 + usize::from(last.to_ascii_lowercase()))
+        .wrapping_mul(37)
+        .wrapping_add(len)
+        % 2048
 }
 
 impl Wanted {
@@ -110,11 +118,12 @@ impl Wanted {
         }
         let n = self.count;
         self.count += 1;
-        match folded.as_bytes().first() {
-            Some(&b) if b.is_ascii_lowercase() => {
-                self.ascii[usize::from(b - b'a')] |= 1 << folded.len().min(31);
-            }
-            _ => {}
+        if folded.is_ascii()
+            && let (Some(&first), Some(&last)) =
+                (folded.as_bytes().first(), folded.as_bytes().last())
+        {
+            let bit = shape(first, last, folded.len());
+            self.ascii[bit / 64] |= 1 << (bit % 64);
         }
         let script = 1 << script as u8;
         if loose {
@@ -133,17 +142,24 @@ impl Wanted {
         n
     }
 
-    /// Whether an ASCII page word of `len` bytes starting with `first` may fold to a
-    /// name (as itself, or less a possessive's `'s` or `'`).
-    pub fn may_be_ascii(&self, first: u8, len: usize) -> bool {
-        if !first.is_ascii_alphabetic() {
+    /// Whether an ASCII page word may fold to an ASCII name (as itself, or less a
+    /// possessive's `'s` or `'`).
+    pub fn may_be_ascii(&self, word: &[u8]) -> bool {
+        let word = word
+            .strip_suffix(b"'s")
+            .or_else(|| word.strip_suffix(b"'"))
+            .filter(|w| !w.is_empty())
+            .unwrap_or(word);
+        let (Some(&first), Some(&last)) = (word.first(), word.last()) else {
             return false;
-        }
-        let lengths = self.ascii[usize::from(first.to_ascii_lowercase() - b'a')];
-        [Some(len), len.checked_sub(1), len.checked_sub(2)]
-            .into_iter()
-            .flatten()
-            .any(|l| lengths & (1 << l.min(31)) != 0)
+        };
+        let bit = shape(first, last, word.len());
+        self.ascii[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    /// Whether a name opened its sentence, so that a page's lower-case word may be it.
+    pub fn has_loose(&self) -> bool {
+        !self.loose.is_empty()
     }
 
     /// Whether a page word starting with `first` may be a wanted name: one written

@@ -7,8 +7,7 @@
 //! languages count; a sentence is read strictly, since what it says is what is checked.
 //!
 //! What is not a figure: a citation or footnote marker (`[1]`, `[^2]`, `[1, 2]`), a number
-//! inside a URL or a link target, inside inline code (in a sentence), glued to the
-//! letters before it (`H2O`, `x86`, `v2`), a list number that opens a sentence (`1. `),
+//! inside a URL or a link target, glued to the letters before it (`H2O`, `x86`, `v2`), a list number that opens a sentence (`1. `),
 //! and the year, month and day of a date, which are read as the date. Local parsers look
 //! a few characters either side of each number and word: nothing is buffered, so a page
 //! costs its length in time and nothing in memory beyond what the caller keeps.
@@ -194,31 +193,60 @@ impl<'t> Scanner<'t> {
 
     /// The word (letters, with an apostrophe inside) at `i`, and its end.
     fn word_at(&self, i: usize) -> Option<(&'t str, usize)> {
+        let t = self.t;
+        let b = t.as_bytes();
+        // An ASCII word ended by ASCII: most words of most pages.
+        if b.get(i).is_some_and(u8::is_ascii_alphabetic) {
+            let mut end = i + 1;
+            while end < b.len() && b[end].is_ascii_alphabetic() {
+                end += 1;
+            }
+            if b.get(end).is_none_or(|&c| c < 0x80 && c != b'\'') {
+                return Some((&t[i..end], end));
+            }
+        }
         let first = self.next_char(i)?;
         if !letter(first) {
             return None;
         }
-        let cjk = unspaced(first);
-        // ASCII letters first, a byte at a time: most words are all of them.
-        let b = self.t.as_bytes();
-        let mut end = i + b[i..]
-            .iter()
-            .take_while(|c| c.is_ascii_alphabetic())
-            .count();
-        if end > i && !matches!(b.get(end), Some(b'\'' | 0x80..)) {
-            return Some((&self.t[i..end], end));
+        if unspaced(first) {
+            // A run of CJK characters: no apostrophes or soft hyphens inside.
+            let len: usize = t[i..]
+                .chars()
+                .take_while(|&c| unspaced(c) && letter(c))
+                .map(char::len_utf8)
+                .sum();
+            return Some((&t[i..i + len], i + len));
         }
-        end = i;
-        let mut chars = self.t[i..].char_indices().peekable();
-        while let Some((k, c)) = chars.next() {
-            let inside =
-                matches!(c, '\'' | '’') && !cjk && chars.peek().is_some_and(|&(_, n)| letter(n));
-            if !(letter(c) && unspaced(c) == cjk || inside || c == '\u{AD}') {
+        let mut end = i;
+        loop {
+            // ASCII letters a byte at a time: most words are all of them.
+            end += b[end..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .count();
+            let Some(c) = t[end..].chars().next() else {
+                break;
+            };
+            if c.is_ascii() && c != '\'' {
                 break;
             }
-            end = i + k + c.len_utf8();
+            let len = c.len_utf8();
+            let inside = match c {
+                // An apostrophe inside a word (`Lowe's`), not one closing a quote.
+                '\'' | '’' => t[end + len..]
+                    .chars()
+                    .next()
+                    .is_some_and(|n| letter(n) && !unspaced(n)),
+                '\u{AD}' => true,
+                _ => letter(c) && !unspaced(c),
+            };
+            if !inside {
+                break;
+            }
+            end += len;
         }
-        Some((&self.t[i..end], end))
+        Some((&t[i..end], end))
     }
 
     /// `w` lower-cased, in the reused buffer.
@@ -244,6 +272,16 @@ impl<'t> Scanner<'t> {
             i = self.list_number(0);
         }
         while i < b.len() {
+            // Spaces and the ASCII punctuation that neither opens a clause nor starts a
+            // skipped stretch, a byte at a time.
+            match b[i] {
+                b' ' | b'\t' | b'\r' | b',' | b'\'' | b')' | b']' | b'-' | b'/' | b'=' | b'_'
+                | b'+' | b'&' | b'{' | b'}' | b'~' | b'^' | b'\\' => {
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
             let c = self.next_char(i).expect("a char boundary");
             let len = c.len_utf8();
             if let Some(end) = self.skipped(i, c) {
@@ -307,7 +345,7 @@ impl<'t> Scanner<'t> {
     }
 
     /// Where a stretch that holds no figure ends, if one starts at `i`: a marker group,
-    /// a link target, a URL, inline code (in a sentence).
+    /// a link target, a URL.
     fn skipped(&self, i: usize, c: char) -> Option<usize> {
         let t = self.t;
         let rest = &t[i..];
@@ -334,10 +372,6 @@ impl<'t> Scanner<'t> {
             '(' if i > 0 && t.as_bytes()[i - 1] == b']' => {
                 let close = rest.find([')', '\n'])?;
                 Some(i + close + 1)
-            }
-            '`' if self.side == Side::Sentence => {
-                let close = rest[1..].find('`')?;
-                Some(i + 1 + close + 1)
             }
             'h' | 'H' | 'w' | 'W' => {
                 let starts = |p: &str| {
@@ -993,6 +1027,15 @@ impl<'t> Scanner<'t> {
         {
             return end;
         }
+        // Most words of a page open nothing: an ASCII one is let go at a glance, unless
+        // it may be a Roman numeral.
+        if w.is_ascii()
+            && self.side == Side::Page
+            && !w.starts_with(['I', 'V', 'X'])
+            && !lexicon::may_open_bytes(w.as_bytes()[0].to_ascii_lowercase(), w.len())
+        {
+            return end;
+        }
         let mut lower = std::mem::take(&mut self.word);
         lower.clear();
         if w.is_ascii() {
@@ -1008,6 +1051,17 @@ impl<'t> Scanner<'t> {
         next
     }
 
+    /// Whether a digit follows `end`, past spaces and a full stop (`March 15`, `Mar.
+    /// 15`): what a month needs to open a date.
+    fn digit_near(&self, end: usize) -> bool {
+        let k = self.skip_spaces(end);
+        let k = match self.next_char(k) {
+            Some('.') => self.skip_spaces(k + 1),
+            _ => k,
+        };
+        self.next_char(k).and_then(digit).is_some()
+    }
+
     /// [`Scanner::after_word`] with the word lower-cased.
     fn after_lowered_word(
         &mut self,
@@ -1017,17 +1071,7 @@ impl<'t> Scanner<'t> {
         end: usize,
         sink: &mut dyn Sink,
     ) -> usize {
-        // Only words that could start something are lower-cased: a month before a
-        // number, a number word.
-        let digit_near = {
-            let k = self.skip_spaces(end);
-            let k = match self.next_char(k) {
-                Some('.') => self.skip_spaces(k + 1),
-                _ => k,
-            };
-            self.next_char(k).and_then(digit).is_some()
-        };
-        if digit_near
+        if self.digit_near(end)
             && let Some(m) = lexicon::month(lower)
             && let Some((readings, date_end)) = self.month_first(m, end)
         {
