@@ -190,9 +190,12 @@ pub fn hide_credentials(text: &str) -> String {
         out.push_str(head);
         rest = tail;
         let scheme = &head[..at];
+        // The scheme starts after the last character that cannot be in one, which may
+        // be wider than a byte.
         let scheme = &scheme[scheme
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-            .map_or(0, |i| i + 1)..];
+            .char_indices()
+            .rfind(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |(i, c)| i + c.len_utf8())..];
         if is_postgres(scheme) {
             continue;
         }
@@ -522,6 +525,20 @@ mod tests {
     fn a_page_is_the_url_without_its_query() {
         assert_eq!(page("https://a.example/p?x=1?y"), "https://a.example/p");
         assert_eq!(page("https://a.example/p"), "https://a.example/p");
+    }
+
+    #[test]
+    fn a_wide_character_before_a_scheme_is_no_panic() {
+        // Found by the url_canonicalize fuzz target: the scheme's start was taken one
+        // byte after a character of two or three bytes.
+        assert_eq!(
+            hide_credentials("h**：ttps://a:b@x.example"),
+            "h**：ttps://x.example"
+        );
+        assert_eq!(
+            hide_credentials("[:>1]ջ8081zhttp://x"),
+            "[:>1]ջ8081zhttp://x"
+        );
     }
 
     #[test]
