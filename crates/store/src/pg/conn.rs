@@ -27,7 +27,7 @@ use super::tls::Tls;
 /// Past `--wait`, what a statement is given before the connection counts as silent: the
 /// server's own timeouts (`lock_timeout`, `statement_timeout`) are set to `--wait`, so
 /// their clearer errors arrive first.
-const GRACE: Duration = Duration::from_secs(1);
+const GRACE: Duration = Duration::from_millis(500);
 
 /// Bytes of SQL a server is trusted to take in per second on top of the wait: a bulk
 /// write (a copy, an import) sends megabytes in one batch.
@@ -150,7 +150,7 @@ impl Client {
 
     /// How long a statement of `bytes` bytes is given.
     fn limit(&self, bytes: usize) -> Duration {
-        self.wait.max(GRACE)
+        self.wait.max(Duration::from_secs(1))
             + GRACE
             + Duration::from_secs(u64::try_from(bytes).unwrap_or(u64::MAX) / BYTES_PER_SECOND)
     }
@@ -293,7 +293,7 @@ where
     T::Stream: Send + 'static,
     <T::TlsConnect as TlsConnect<tokio_postgres::Socket>>::Future: Send,
 {
-    let limit = wait.max(GRACE);
+    let limit = wait.max(Duration::from_secs(1));
     let (client, connection) = tokio::time::timeout(limit, config.connect(tls))
         .await
         .map_err(|_| PgError::NoAnswer(limit))??;
