@@ -89,13 +89,20 @@ fn cite_waiting(dir: &std::path::Path, ledger: &str, args: &[&str]) -> Outcome {
 /// says `says` and never sends the user to `cite audit` for what a retry mends.
 fn assert_bounded_failure(o: &Outcome, what: &str, says: &str) {
     let bound = Duration::from_secs(2) + MARGIN;
-    assert!(o.took < bound, "{what} took {:?}, more than {bound:?}", o.took);
+    assert!(
+        o.took < bound,
+        "{what} took {:?}, more than {bound:?}",
+        o.took
+    );
     assert_eq!(o.code, 1, "{what}: {o:?}");
     let line = o.stderr.trim_end();
     assert!(!line.contains('\n'), "{what}: {line}");
     assert!(line.contains(says), "{what}: {line}");
     assert!(!line.contains("cite audit"), "{what}: {line}");
-    assert!(!line.contains("cite-ci"), "{what}: the password shows: {line}");
+    assert!(
+        !line.contains("cite-ci"),
+        "{what}: the password shows: {line}"
+    );
 }
 
 /// A TCP forwarder to `upstream` that forwards both ways until the server has said
@@ -215,7 +222,14 @@ fn a_connection_gone_silent_ends_reads_and_writes_within_the_wait() {
     // writer gets through once it has.
     let next = cite_bin()
         .current_dir(dir.path())
-        .args(["--ledger", &plain, "--wait", "60", "add", "https://d.example/"])
+        .args([
+            "--ledger",
+            &plain,
+            "--wait",
+            "60",
+            "add",
+            "https://d.example/",
+        ])
         .timeout(Duration::from_secs(120))
         .output()
         .expect("run cite");

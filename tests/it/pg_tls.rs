@@ -8,8 +8,6 @@ use std::time::{Duration, Instant};
 
 use crate::util::{Outcome, cite_bin, missing_tool, plain_url, postgres_db_at};
 
-const NEEDS: &str = "needs a PostgreSQL server with TLS ($CITE_TEST_POSTGRES_TLS, $CITE_TEST_PGBOUNCER): .ci/postgres start DIR writes DIR/tls-url";
-
 /// The TLS server's URL, and the folder of its CA files.
 fn tls_server() -> (String, std::path::PathBuf) {
     let url = match std::env::var("CITE_TEST_POSTGRES_TLS") {
@@ -59,7 +57,6 @@ fn run(dir: &std::path::Path, ledger: &str, args: &[&str]) -> Outcome {
 #[test]
 #[ignore = "needs a PostgreSQL server with TLS ($CITE_TEST_POSTGRES_TLS, $CITE_TEST_PGBOUNCER): .ci/postgres start DIR writes DIR/tls-url"]
 fn every_sslmode_that_should_connect_writes_and_reads() {
-    let _ = NEEDS;
     let (base, ca_dir) = tls_server();
     let db = postgres_db_at(base);
     let ca = ca_dir.join("ca.pem");
@@ -68,9 +65,15 @@ fn every_sslmode_that_should_connect_writes_and_reads() {
     let cases = [
         ("localhost", format!("sslmode=verify-full&sslrootcert={ca}")),
         ("127.0.0.1", format!("sslmode=verify-ca&sslrootcert={ca}")),
-        ("127.0.0.1", "sslmode=require&channel_binding=require".to_string()),
+        (
+            "127.0.0.1",
+            "sslmode=require&channel_binding=require".to_string(),
+        ),
         ("127.0.0.1", format!("sslmode=require&sslrootcert={ca}")),
-        ("127.0.0.1", "sslmode=prefer&channel_binding=require".to_string()),
+        (
+            "127.0.0.1",
+            "sslmode=prefer&channel_binding=require".to_string(),
+        ),
         ("127.0.0.1", "channel_binding=require".to_string()),
         ("localhost", "sslmode=disable".to_string()),
     ];
@@ -85,10 +88,22 @@ fn every_sslmode_that_should_connect_writes_and_reads() {
         assert!(!added.stderr.contains("cite-ci"), "{added:?}");
     }
     // Plain text refuses channel binding: the check above proves TLS, not the setup.
-    let plain = with(&db.url, "127.0.0.1", "sslmode=disable&channel_binding=require");
+    let plain = with(
+        &db.url,
+        "127.0.0.1",
+        "sslmode=disable&channel_binding=require",
+    );
     let refused = run(dir.path(), &plain, &["list"]);
     assert_eq!(refused.code, 1, "{refused:?}");
-    let audit = run(dir.path(), &with(&db.url, "localhost", &format!("sslmode=verify-full&sslrootcert={ca}")), &["audit"]);
+    let audit = run(
+        dir.path(),
+        &with(
+            &db.url,
+            "localhost",
+            &format!("sslmode=verify-full&sslrootcert={ca}"),
+        ),
+        &["audit"],
+    );
     assert_eq!(audit.code, 0, "{audit:?}");
 }
 
@@ -106,10 +121,26 @@ fn a_certificate_that_does_not_check_out_and_a_server_without_tls_are_refused() 
     let (ca, other) = (ca.to_str().unwrap(), other.to_str().unwrap());
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("127.0.0.1", format!("sslmode=verify-full&sslrootcert={ca}"), "not valid for name"),
-        ("localhost", format!("sslmode=verify-ca&sslrootcert={other}"), "UnknownIssuer"),
-        ("localhost", format!("sslmode=verify-full&sslrootcert={other}"), "UnknownIssuer"),
-        ("127.0.0.1", format!("sslmode=require&sslrootcert={other}"), "UnknownIssuer"),
+        (
+            "127.0.0.1",
+            format!("sslmode=verify-full&sslrootcert={ca}"),
+            "not valid for name",
+        ),
+        (
+            "localhost",
+            format!("sslmode=verify-ca&sslrootcert={other}"),
+            "UnknownIssuer",
+        ),
+        (
+            "localhost",
+            format!("sslmode=verify-full&sslrootcert={other}"),
+            "UnknownIssuer",
+        ),
+        (
+            "127.0.0.1",
+            format!("sslmode=require&sslrootcert={other}"),
+            "UnknownIssuer",
+        ),
     ];
     for (host, query, says) in &cases {
         let ledger = with(&db.url, host, query);
@@ -124,7 +155,11 @@ fn a_certificate_that_does_not_check_out_and_a_server_without_tls_are_refused() 
         assert!(line.contains("sslrootcert"), "{line}");
         assert!(!line.contains('\n') && !line.contains("cite-ci"), "{line}");
     }
-    assert!(db.tables().is_empty(), "a refused connection wrote: {:?}", db.tables());
+    assert!(
+        db.tables().is_empty(),
+        "a refused connection wrote: {:?}",
+        db.tables()
+    );
     // PgBouncer speaks no TLS: prefer falls back to plain text, require refuses.
     let pooled = match std::env::var("CITE_TEST_PGBOUNCER") {
         Ok(u) if !u.is_empty() => u,
@@ -133,12 +168,26 @@ fn a_certificate_that_does_not_check_out_and_a_server_without_tls_are_refused() 
     let mut u = url::Url::parse(&plain_url(&pooled)).expect("URL");
     u.set_path(&format!("/{}", db.name));
     let through = u.to_string();
-    let prefer = run(dir.path(), &with(&through, "127.0.0.1", "sslmode=prefer"), &["add", "https://plain.example/"]);
+    let prefer = run(
+        dir.path(),
+        &with(&through, "127.0.0.1", "sslmode=prefer"),
+        &["add", "https://plain.example/"],
+    );
     assert_eq!(prefer.code, 0, "{prefer:?}");
-    let require = run(dir.path(), &with(&through, "127.0.0.1", "sslmode=require"), &["list"]);
+    let require = run(
+        dir.path(),
+        &with(&through, "127.0.0.1", "sslmode=require"),
+        &["list"],
+    );
     assert_eq!(require.code, 1, "{require:?}");
-    assert!(require.stderr.contains("server does not support TLS"), "{require:?}");
-    assert!(require.stderr.starts_with("error: no TLS connection"), "{require:?}");
+    assert!(
+        require.stderr.contains("server does not support TLS"),
+        "{require:?}"
+    );
+    assert!(
+        require.stderr.starts_with("error: no TLS connection"),
+        "{require:?}"
+    );
 }
 
 /// What is wrong in the URL itself is a usage error (exit 2), before any connection:
@@ -149,7 +198,10 @@ fn tls_settings_that_cannot_work_are_usage_errors() {
     for (query, says) in [
         ("sslmode=required", "unknown sslmode \"required\""),
         ("sslmode=verify-full", "needs sslrootcert"),
-        ("sslmode=verify-ca&sslrootcert=/nonexistent/ca.pem", "cannot read it"),
+        (
+            "sslmode=verify-ca&sslrootcert=/nonexistent/ca.pem",
+            "cannot read it",
+        ),
         ("sslcert=client.pem", "sslcert is not supported"),
     ] {
         // Nothing listens on port 9: a connection attempt would fail differently.
