@@ -85,7 +85,10 @@ fn every_sslmode_that_should_connect_writes_and_reads() {
         let listed = run(dir.path(), &ledger, &["list"]);
         assert_eq!(listed.code, 0, "{host} {query}: {listed:?}");
         let host_of = format!("tls{n}.example");
-        assert!(listed.stdout.contains(&host_of), "{host} {query}: {listed:?}");
+        assert!(
+            listed.stdout.contains(&host_of),
+            "{host} {query}: {listed:?}"
+        );
         assert!(!added.stderr.contains("cite-ci"), "{added:?}");
     }
     // Plain text refuses channel binding: the check above proves TLS, not the setup.
