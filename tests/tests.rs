@@ -59,7 +59,10 @@
 //! - `pg_credentials`: issue 23 — PostgreSQL passwords from `$PGPASSWORD`, `$PGPASSFILE`
 //!   and `~/.pgpass`, and no form of a URL that shows its password
 //! - `pg_network`: issue 23 — waits on the network bounded by `--wait` (a server that
-//!   never answers the login)
+//!   never answers the login, a connection gone silent, another session's table lock
+//!   with its backend running or stopped, the hook's own wait)
+//! - `pg_tls`: issue 23 — TLS to PostgreSQL with each `sslmode`, against a server with a
+//!   certificate made for the test, and one without TLS
 
 #[path = "it/util.rs"]
 mod util;
@@ -126,6 +129,8 @@ mod page_words;
 mod pg_credentials;
 #[path = "it/pg_network.rs"]
 mod pg_network;
+#[path = "it/pg_tls.rs"]
+mod pg_tls;
 #[path = "it/postgres.rs"]
 mod postgres;
 #[path = "it/prop_url.rs"]

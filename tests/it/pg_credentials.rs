@@ -104,7 +104,9 @@ impl Role {
 
 impl Drop for Role {
     fn drop(&mut self) {
-        if let Ok(mut c) = postgres::Client::connect(&self.db.base, postgres::NoTls) {
+        if let Ok(mut c) =
+            postgres::Client::connect(&crate::util::plain_url(&self.db.base), postgres::NoTls)
+        {
             let _ = c.batch_execute(&format!(
                 "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE); DROP ROLE IF EXISTS \"{}\"",
                 self.db.name, self.name

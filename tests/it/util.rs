@@ -216,7 +216,7 @@ pub struct PgDb {
 impl PgDb {
     /// A connection to this database, for tests that look inside it.
     pub fn connect(&self) -> postgres::Client {
-        postgres::Client::connect(&self.url, postgres::NoTls)
+        postgres::Client::connect(&plain_url(&self.url), postgres::NoTls)
             .unwrap_or_else(|e| panic!("connect to {}: {e}", self.url))
     }
 
@@ -268,13 +268,30 @@ impl Drop for PgDb {
             return;
         }
         // Best effort: a server gone by now leaves nothing to clean.
-        if let Ok(mut c) = postgres::Client::connect(&self.base, postgres::NoTls) {
+        if let Ok(mut c) = postgres::Client::connect(&plain_url(&self.base), postgres::NoTls) {
             let _ = c.batch_execute(&format!(
                 "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
                 self.name
             ));
         }
     }
+}
+
+/// `url` without what the tests' own plain-text connections cannot take: the TLS
+/// parameters that cite reads (`sslmode`, `sslrootcert`, `channel_binding`), so that the
+/// tests can look inside a server that `$CITE_TEST_POSTGRES` names with TLS.
+pub fn plain_url(url: &str) -> String {
+    let mut u = url::Url::parse(url).expect("a PostgreSQL URL");
+    let kept: Vec<(String, String)> = u
+        .query_pairs()
+        .filter(|(k, _)| !matches!(k.as_ref(), "sslmode" | "sslrootcert" | "channel_binding"))
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    u.set_query(None);
+    if !kept.is_empty() {
+        u.query_pairs_mut().extend_pairs(kept);
+    }
+    u.to_string()
 }
 
 /// The test PostgreSQL server's URL from `$CITE_TEST_POSTGRES` (`.ci/postgres start`
@@ -292,15 +309,20 @@ pub fn postgres_server() -> String {
 /// A fresh, empty database on the test server (`cite_t_PID_N`; see
 /// [`postgres_server`]).
 pub fn postgres_db() -> PgDb {
+    postgres_db_at(postgres_server())
+}
+
+/// A fresh, empty database on the server of `base` (a URL of its `postgres` database),
+/// its URL keeping the parameters of `base` (`sslmode`, …).
+pub fn postgres_db_at(base: String) -> PgDb {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(1);
-    let base = postgres_server();
     let name = format!(
         "cite_t_{}_{}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     );
-    let mut c = postgres::Client::connect(&base, postgres::NoTls).unwrap_or_else(|e| {
+    let mut c = postgres::Client::connect(&plain_url(&base), postgres::NoTls).unwrap_or_else(|e| {
         panic!("CITE_TEST_POSTGRES={base} is set but the server refuses a connection: {e}")
     });
     // One statement a call: CREATE DATABASE refuses to run in a transaction block. The

@@ -108,6 +108,8 @@ impl Ledger {
                 | StoreError::PgLocked { .. }
                 | StoreError::PgPermission { .. }
                 | StoreError::PgUnreachable { .. }
+                | StoreError::PgLost { .. }
+                | StoreError::PgTls { .. }
                 | StoreError::PgLogin { .. }
                 | StoreError::PgNotALedger { .. }
                 | StoreError::PgNewerSchema { .. }),

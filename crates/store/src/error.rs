@@ -116,9 +116,17 @@ pub enum StoreError {
     )]
     PgUrl { url: String, reason: String },
     #[error(
-        "cannot reach the PostgreSQL server at {at}: {reason} — check that it is running and that --ledger names its host and port"
+        "cannot reach the PostgreSQL server at {at}: {reason} — check that it is running and that --ledger names its host and port, then retry"
     )]
     PgUnreachable { at: String, reason: String },
+    #[error(
+        "lost the PostgreSQL server at {at}: {reason} — a write under way was committed whole or not at all; retry (raise --wait if the server is slow)"
+    )]
+    PgLost { at: String, reason: String },
+    #[error(
+        "no TLS connection to the PostgreSQL server at {at}: {reason} — check sslmode and sslrootcert in --ledger (docs/postgres.md)"
+    )]
+    PgTls { at: String, reason: String },
     #[error(
         "the PostgreSQL server at {at} refused the login: {reason} — check the user and the password ($PGPASSWORD, $PGPASSFILE or ~/.pgpass, else postgres://USER:PASSWORD@HOST:PORT/DBNAME in --ledger)"
     )]

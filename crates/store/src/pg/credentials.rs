@@ -12,8 +12,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use percent_encoding::percent_decode_str;
-use postgres::Config;
-use postgres::config::Host;
+use tokio_postgres::Config;
+use tokio_postgres::config::Host;
 
 use super::pgpass;
 

@@ -11,17 +11,22 @@
 //! The tables are created by the first write, under the writer lock (`schema.rs`).
 
 mod buffer;
+mod conn;
 mod credentials;
 mod pgpass;
 mod schema;
 mod tables;
+mod tls;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use postgres::error::SqlState;
-use postgres::{Client, Config, NoTls};
+use tokio_postgres::Config;
+
+use conn::{Client, PgError};
+use tls::TlsSettings;
 
 use super::StoreError;
 use super::backend::{Backend, LockMode, StoreResult, Tables, WriteBody};
@@ -42,7 +47,10 @@ const BULK_ROWS: u64 = 10_000;
 /// it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Target {
+    /// The URL for the driver: without the parameters cite handles itself (`sslmode`,
+    /// `sslrootcert`).
     url: String,
+    tls: TlsSettings,
     /// The URL without its password, for messages.
     shown: String,
     /// Where a password missing from the URL is looked for.
@@ -72,24 +80,19 @@ impl Target {
             reason,
             url: hide_password(url),
         };
-        let config: Config = url
+        let (driver_url, tls) = tls::split(url).map_err(&bad)?;
+        let config: Config = driver_url
             .parse()
-            .map_err(|e: postgres::Error| bad(e.to_string()))?;
+            .map_err(|e: tokio_postgres::Error| bad(e.to_string()))?;
         if config.get_dbname().is_none_or(str::is_empty) {
             return Err(bad("it names no database".into()));
         }
         if config.get_user().is_none_or(str::is_empty) {
             return Err(bad("it names no user".into()));
         }
-        if matches!(config.get_ssl_mode(), postgres::config::SslMode::Require) {
-            return Err(bad(
-                "this build of cite does not speak TLS (sslmode=require); reach the server \
-                 over a private network or an SSH tunnel, without sslmode"
-                    .into(),
-            ));
-        }
         Ok(Target {
-            url: url.to_string(),
+            url: driver_url,
+            tls,
             shown: hide_password(url),
             env: PgEnv::default(),
         })
@@ -102,40 +105,83 @@ impl Target {
 
     /// The driver's configuration, and why no password could be added to it when none
     /// could.
-    fn config(&self, wait: Duration) -> (Config, Option<String>) {
-        let mut config: Config = self.url.parse().expect("checked when parsed");
+    ///
+    /// The socket's own timers follow `--wait` too: keepalives find a peer gone while a
+    /// connection is kept idle (the 2 h of the system's default), and `tcp_user_timeout`
+    /// one that stops acknowledging what cite sends.
+    fn config(&self, wait: Duration) -> Result<(Config, Option<String>), StoreError> {
+        let mut config: Config =
+            self.url
+                .parse()
+                .map_err(|e: tokio_postgres::Error| StoreError::PgUrl {
+                    url: self.shown.clone(),
+                    reason: e.to_string(),
+                })?;
+        let wait = wait.max(Duration::from_secs(1));
         config
             .application_name("cite")
-            .connect_timeout(wait.max(Duration::from_secs(1)));
+            .ssl_mode(self.tls.driver_mode())
+            .connect_timeout(wait)
+            .keepalives(true)
+            .keepalives_idle(wait)
+            .keepalives_interval((wait / 3).max(Duration::from_secs(1)))
+            .keepalives_retries(3)
+            .tcp_user_timeout(wait * 2);
         let why = self.env.complete(&mut config);
-        (config, why)
+        Ok((config, why))
+    }
+
+    /// The settings of cite's own sessions, derived from `--wait` (milliseconds), sent
+    /// with the first statement of a connection. The server's side of the bounds: a
+    /// statement that waits on a table lock gives up after the wait (`lock_timeout`); a
+    /// writer whose machine vanished mid-transaction has its session, and the writer
+    /// lock, ended by the server (`idle_in_transaction_session_timeout`, and the
+    /// server's keepalives and `tcp_user_timeout` for one that vanished between
+    /// transactions); a statement whose client is gone stops (`statement_timeout`,
+    /// `client_connection_check_interval`). Set with `set_config` over the settings the
+    /// server has, so that an older server skips what it lacks rather than failing; not
+    /// as startup `options`, which PgBouncer refuses.
+    fn prelude(wait: Duration) -> String {
+        let w = wait.max(Duration::from_secs(1)).as_millis();
+        let s = (w / 1000).max(1);
+        let statement = 2 * w + 5000;
+        let idle = 2 * w + 5000;
+        let interval = (s / 3).max(1);
+        format!(
+            "SELECT set_config(v.name, v.setting, false) FROM (VALUES \
+             ('idle_in_transaction_session_timeout', '{idle}'), \
+             ('statement_timeout', '{statement}'), ('lock_timeout', '{w}'), \
+             ('tcp_keepalives_idle', '{s}'), ('tcp_keepalives_interval', '{interval}'), \
+             ('tcp_keepalives_count', '3'), ('tcp_user_timeout', '{statement}'), \
+             ('client_connection_check_interval', '{interval}000')) v(name, setting) \
+             WHERE v.name IN (SELECT name FROM pg_settings)"
+        )
     }
 
     /// Connects, and sorts what can go wrong into the server being out of reach and the
     /// login being refused.
     fn connect(&self, wait: Duration) -> Result<Client, StoreError> {
-        let (config, no_password) = self.config(wait);
-        let limit = wait.max(Duration::from_secs(1));
-        let silent = |reason: String| StoreError::PgUnreachable {
+        let (config, no_password) = self.config(wait)?;
+        let tls = self.tls.connector().map_err(|reason| StoreError::PgTls {
             at: self.shown.clone(),
             reason,
-        };
-        // The driver's connect timeout covers the TCP connect only: a server that accepts
-        // and never answers the login would hold cite without bound. The login runs on a
-        // thread of its own, given up after `limit`; a login that ends later drops its
-        // connection when it finds no one to hand it to.
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name("cite-pg-login".into())
-            .spawn(move || drop(tx.send(config.connect(NoTls))))
-            .map_err(|e| silent(format!("cannot start the login: {e}")))?;
-        let answer = rx.recv_timeout(limit).map_err(|_| {
-            silent(format!(
-                "no answer to the login within {} s",
-                limit.as_secs_f64()
-            ))
         })?;
-        answer.map_err(|e| {
+        // The driver's connect timeout covers the TCP connect only: a server that accepts
+        // and never answers the login would hold cite without bound. The whole login has
+        // the wait as its deadline.
+        Client::connect(&config, tls, wait, Self::prelude(wait)).map_err(|e| {
+            if let PgError::NoAnswer(limit) = e {
+                return StoreError::PgUnreachable {
+                    at: self.shown.clone(),
+                    reason: format!("no answer to the login within {} s", limit.as_secs_f64()),
+                };
+            }
+            if let Some(reason) = e.driver().and_then(tls::failure) {
+                return StoreError::PgTls {
+                    at: self.shown.clone(),
+                    reason: hide_password(&reason),
+                };
+            }
             let mut reason = hide_password(&first_line(&e));
             if let Some(why) = &no_password {
                 reason = format!("{reason} ({why})");
@@ -165,9 +211,9 @@ impl Target {
     }
 
     /// A statement's error, sorted by what the user can do about it: a privilege the
-    /// role lacks, a lock another session holds, the connection lost; only the rest is
-    /// sent to `cite audit`.
-    fn failed(&self, e: &postgres::Error) -> StoreError {
+    /// role lacks, a lock another session holds, the connection lost or silent, the
+    /// server stopping or starting (retry); only the rest is sent to `cite audit`.
+    fn failed(&self, e: &PgError) -> StoreError {
         let at = self.shown.clone();
         let reason = first_line(e);
         match e.code() {
@@ -176,13 +222,21 @@ impl Target {
                 reason,
                 role: self.role(),
             },
-            Some(&SqlState::LOCK_NOT_AVAILABLE) | Some(&SqlState::QUERY_CANCELED) => {
-                StoreError::PgLocked { at, reason }
-            }
+            Some(&SqlState::LOCK_NOT_AVAILABLE) => StoreError::PgLocked { at, reason },
+            // A statement that outran `statement_timeout`, or one cancelled by an
+            // operator: nothing of it stays.
+            Some(&SqlState::QUERY_CANCELED) => StoreError::PgLost { at, reason },
             Some(code) if code.code().starts_with("08") || code.code().starts_with("57P") => {
-                StoreError::PgUnreachable { at, reason }
+                StoreError::PgLost { at, reason }
             }
-            None if e.is_closed() => StoreError::PgUnreachable { at, reason },
+            // The session ended by the server after idling in a transaction.
+            Some(&SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT) => {
+                StoreError::PgLost { at, reason }
+            }
+            None if e.is_closed() => StoreError::PgLost { at, reason },
+            None if e.driver().is_some_and(|d| tls::failure(d).is_some()) => {
+                StoreError::PgTls { at, reason }
+            }
             _ => StoreError::Postgres { at, reason },
         }
     }
@@ -198,7 +252,7 @@ impl Target {
 }
 
 /// A driver error as one line: the server's own message where there is one.
-fn first_line(e: &postgres::Error) -> String {
+fn first_line(e: &PgError) -> String {
     let text = match e.as_db_error() {
         Some(db) => db.message().to_string(),
         None => match std::error::Error::source(e) {
@@ -266,7 +320,7 @@ impl PgStore {
         }
     }
 
-    fn failed(&self, e: &postgres::Error) -> StoreError {
+    fn failed(&self, e: &PgError) -> StoreError {
         self.target.failed(e)
     }
 
@@ -427,13 +481,13 @@ impl PgStore {
 /// How one attempt at a write ended.
 enum Attempt {
     /// A conflict PostgreSQL asks to retry.
-    Retry(postgres::Error),
+    Retry(PgError),
     Failed(StoreError),
-    Driver(postgres::Error),
+    Driver(PgError),
 }
 
 impl Attempt {
-    fn from_pg(e: postgres::Error) -> Attempt {
+    fn from_pg(e: PgError) -> Attempt {
         match e.code() {
             Some(&SqlState::T_R_SERIALIZATION_FAILURE) | Some(&SqlState::T_R_DEADLOCK_DETECTED) => {
                 Attempt::Retry(e)
@@ -530,8 +584,13 @@ mod tests {
         let t = Target::parse("postgres://cite:secret@127.0.0.1:5432/ledger").unwrap();
         assert_eq!(t.to_string(), "postgres://cite:***@127.0.0.1:5432/ledger");
         assert!(!format!("{t:?}").contains("secret"));
-        let e = Target::parse("postgres://u@h/db?sslmode=require").unwrap_err();
-        assert!(e.to_string().contains("does not speak TLS"), "{e}");
+        let e = Target::parse("postgres://u:pw@h/db?sslmode=required").unwrap_err();
+        assert!(
+            e.to_string().contains("unknown sslmode \"required\""),
+            "{e}"
+        );
+        assert!(!e.to_string().contains("pw@"), "{e}");
+        assert!(Target::parse("postgres://u@h/db?sslmode=require").is_ok());
         let e = Target::parse("postgres://cite:secret@127.0.0.1:5432").unwrap_err();
         assert!(e.to_string().contains("names no database"), "{e}");
         assert!(!e.to_string().contains("secret"), "{e}");

@@ -8,10 +8,11 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
 use postgres::types::{ToSql, Type};
-use postgres::{Client, Row, SimpleQueryMessage};
+use postgres::{Row, SimpleQueryMessage};
 
 use super::Target;
 use super::buffer::{Known, Pending, Start};
+use super::conn::Client;
 use crate::StoreError;
 use crate::backend::{Key3, RowCounts, SourcePage, StoreResult, Tables, TablesMut};
 

@@ -1,0 +1,305 @@
+//! A connection to PostgreSQL whose every wait has a deadline (issue 23, item 3).
+//!
+//! The blocking `postgres` crate has no deadline for a statement: a backend stopped with
+//! SIGSTOP (its kernel still acknowledges, so neither keepalives nor `tcp_user_timeout`
+//! fire) or a connection gone silent held cite without bound. So cite drives
+//! `tokio-postgres` on a runtime of its own, one per connection, and bounds every call —
+//! the login included — with a timer. A call that runs out of time leaves the connection
+//! in an unknown state: it is closed (the server sees the socket go and rolls back, which
+//! frees the writer lock), and the error says to retry.
+//!
+//! The methods are the ones of `postgres::Client` that cite uses, with the same
+//! signatures, so the tables' code does not care which it is given.
+
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+use postgres::error::{DbError, SqlState};
+use postgres::types::{ToSql, Type};
+use postgres::{Row, SimpleQueryMessage};
+use tokio::runtime::Runtime;
+use tokio_postgres::Config;
+use tokio_postgres::tls::{MakeTlsConnect, TlsConnect};
+
+use super::tls::Tls;
+
+/// Past `--wait`, what a statement is given before the connection counts as silent: the
+/// server's own timeouts (`lock_timeout`, `statement_timeout`) are set to `--wait`, so
+/// their clearer errors arrive first.
+const GRACE: Duration = Duration::from_millis(500);
+
+/// Bytes of SQL a server is trusted to take in per second on top of the wait: a bulk
+/// write (a copy, an import) sends megabytes in one batch.
+const BYTES_PER_SECOND: u64 = 1 << 20;
+
+/// What went wrong with a call: the driver's error, or no answer in time.
+#[derive(Debug)]
+pub enum PgError {
+    Driver(tokio_postgres::Error),
+    /// No answer within this long; the connection is closed.
+    NoAnswer(Duration),
+    /// This process could not start the connection's runtime.
+    Local(std::io::Error),
+}
+
+impl PgError {
+    pub fn code(&self) -> Option<&SqlState> {
+        match self {
+            PgError::Driver(e) => e.code(),
+            PgError::NoAnswer(_) | PgError::Local(_) => None,
+        }
+    }
+
+    pub fn as_db_error(&self) -> Option<&DbError> {
+        match self {
+            PgError::Driver(e) => e.as_db_error(),
+            PgError::NoAnswer(_) | PgError::Local(_) => None,
+        }
+    }
+
+    /// Whether the connection is gone: lost, or closed by cite for want of an answer.
+    pub fn is_closed(&self) -> bool {
+        match self {
+            PgError::Driver(e) => e.is_closed(),
+            PgError::NoAnswer(_) => true,
+            PgError::Local(_) => false,
+        }
+    }
+
+    /// The driver's error, if any.
+    pub fn driver(&self) -> Option<&tokio_postgres::Error> {
+        match self {
+            PgError::Driver(e) => Some(e),
+            PgError::NoAnswer(_) | PgError::Local(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for PgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PgError::Driver(e) => e.fmt(f),
+            PgError::NoAnswer(d) => write!(
+                f,
+                "no answer from the server within {} s (a stopped server or a silent network); the connection was closed",
+                d.as_secs_f64()
+            ),
+            PgError::Local(e) => write!(f, "cannot start a connection: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PgError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PgError::Driver(e) => std::error::Error::source(e),
+            PgError::NoAnswer(_) | PgError::Local(_) => None,
+        }
+    }
+}
+
+impl From<tokio_postgres::Error> for PgError {
+    fn from(e: tokio_postgres::Error) -> PgError {
+        PgError::Driver(e)
+    }
+}
+
+/// One connection, its runtime and its deadline per call.
+pub struct Client {
+    /// `None` once a call ran out of time: the connection is gone.
+    live: Option<Live>,
+    /// The longest a call waits for its answer, before its size is counted.
+    wait: Duration,
+    /// Settings of cite's session, sent with the first call rather than in a round trip
+    /// of their own (the driver pipelines them).
+    prelude: Option<String>,
+}
+
+struct Live {
+    client: tokio_postgres::Client,
+    /// Declared after the client: dropping the runtime drops the connection task, and
+    /// with it the socket.
+    runtime: Runtime,
+}
+
+impl Client {
+    /// Logs in with `config` over `tls`, within `wait` in all; `prelude` is SQL run
+    /// before the first statement.
+    pub fn connect(
+        config: &Config,
+        tls: Tls,
+        wait: Duration,
+        prelude: String,
+    ) -> Result<Client, PgError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(PgError::Local)?;
+        let client = match tls {
+            Tls::Off => runtime.block_on(login(config, tokio_postgres::NoTls, wait))?,
+            Tls::On(make) => runtime.block_on(login(config, make, wait))?,
+        };
+        Ok(Client {
+            live: Some(Live { client, runtime }),
+            wait,
+            prelude: Some(prelude),
+        })
+    }
+
+    /// How long a statement of `bytes` bytes is given.
+    fn limit(&self, bytes: usize) -> Duration {
+        self.wait.max(Duration::from_secs(1))
+            + GRACE
+            + Duration::from_secs(u64::try_from(bytes).unwrap_or(u64::MAX) / BYTES_PER_SECOND)
+    }
+
+    /// The connection, taken out for one call (given back by [`Client::settle`]), and
+    /// the session's settings if they have not been sent yet.
+    fn lend(&mut self, bytes: usize) -> Result<(Live, Duration, Option<String>), PgError> {
+        let limit = self.limit(bytes);
+        let live = self.live.take().ok_or(PgError::NoAnswer(limit))?;
+        Ok((live, limit, self.prelude.take()))
+    }
+
+    /// The answer of a call; the connection kept unless the call ran out of time: then
+    /// the answer may still come, to a request no one waits for, so the connection is
+    /// closed rather than reused out of step (the server sees the socket go and rolls
+    /// back, which frees the writer lock).
+    fn settle<T>(
+        &mut self,
+        live: Live,
+        limit: Duration,
+        answer: Option<Result<T, tokio_postgres::Error>>,
+    ) -> Result<T, PgError> {
+        match answer {
+            Some(answer) => {
+                self.live = Some(live);
+                answer.map_err(PgError::Driver)
+            }
+            None => {
+                drop(live);
+                Err(PgError::NoAnswer(limit))
+            }
+        }
+    }
+
+    pub fn query_typed(
+        &mut self,
+        query: &str,
+        params: &[(&(dyn ToSql + Sync), Type)],
+    ) -> Result<Vec<Row>, PgError> {
+        let (live, limit, prelude) = self.lend(query.len())?;
+        let answer = drive(
+            &live,
+            limit,
+            prelude,
+            live.client.query_typed(query, params),
+        );
+        self.settle(live, limit, answer)
+    }
+
+    pub fn query(
+        &mut self,
+        query: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, PgError> {
+        let (live, limit, prelude) = self.lend(query.len())?;
+        let answer = drive(&live, limit, prelude, live.client.query(query, params));
+        self.settle(live, limit, answer)
+    }
+
+    pub fn simple_query(&mut self, query: &str) -> Result<Vec<SimpleQueryMessage>, PgError> {
+        let (live, limit, prelude) = self.lend(query.len())?;
+        let answer = drive(&live, limit, prelude, live.client.simple_query(query));
+        self.settle(live, limit, answer)
+    }
+
+    pub fn batch_execute(&mut self, query: &str) -> Result<(), PgError> {
+        let (live, limit, prelude) = self.lend(query.len())?;
+        let answer = drive(&live, limit, prelude, live.client.batch_execute(query));
+        self.settle(live, limit, answer)
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.live.as_ref().is_none_or(|l| l.client.is_closed())
+    }
+}
+
+/// Runs `call` on the connection's runtime, the session's settings ahead of it if
+/// given; `None` when no answer came within `limit`.
+fn drive<T>(
+    live: &Live,
+    limit: Duration,
+    prelude: Option<String>,
+    call: impl Future<Output = Result<T, tokio_postgres::Error>>,
+) -> Option<Result<T, tokio_postgres::Error>> {
+    live.runtime.block_on(async {
+        match prelude {
+            // Sent first, on the same trip: the driver queues requests in order. Its
+            // failure leaves cite without those server-side bounds, not without its
+            // statement.
+            Some(sql) => tokio::time::timeout(limit, join(live.client.batch_execute(&sql), call))
+                .await
+                .ok()
+                .map(|(_, answer)| answer),
+            None => tokio::time::timeout(limit, call).await.ok(),
+        }
+    })
+}
+
+/// Runs two futures at once, polling the first first, and gives both answers.
+async fn join<A, B>(a: A, b: B) -> (A::Output, B::Output)
+where
+    A: Future,
+    B: Future,
+{
+    let mut a = std::pin::pin!(a);
+    let mut b = std::pin::pin!(b);
+    let mut ra = None;
+    let mut rb = None;
+    std::future::poll_fn(|cx| {
+        if ra.is_none()
+            && let std::task::Poll::Ready(v) = a.as_mut().poll(cx)
+        {
+            ra = Some(v);
+        }
+        if rb.is_none()
+            && let std::task::Poll::Ready(v) = b.as_mut().poll(cx)
+        {
+            rb = Some(v);
+        }
+        match (&ra, &rb) {
+            (Some(_), Some(_)) => match (ra.take(), rb.take()) {
+                (Some(x), Some(y)) => std::task::Poll::Ready((x, y)),
+                _ => std::task::Poll::Pending,
+            },
+            _ => std::task::Poll::Pending,
+        }
+    })
+    .await
+}
+
+/// The login, within `wait`, its connection task spawned on the current runtime.
+async fn login<T>(
+    config: &Config,
+    tls: T,
+    wait: Duration,
+) -> Result<tokio_postgres::Client, PgError>
+where
+    T: MakeTlsConnect<tokio_postgres::Socket> + 'static + Send,
+    T::TlsConnect: Send,
+    T::Stream: Send + 'static,
+    <T::TlsConnect as TlsConnect<tokio_postgres::Socket>>::Future: Send,
+{
+    let limit = wait.max(Duration::from_secs(1));
+    let (client, connection) = tokio::time::timeout(limit, config.connect(tls))
+        .await
+        .map_err(|_| PgError::NoAnswer(limit))??;
+    // Its end (an error, the server gone) shows as the client's calls failing closed.
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(client)
+}
