@@ -60,6 +60,8 @@
 //!   and `~/.pgpass`, and no form of a URL that shows its password
 //! - `pg_network`: issue 23 — waits on the network bounded by `--wait` (a server that
 //!   never answers the login)
+//! - `pg_team`: issue 23 — several ledgers in one database, one schema each, each its own
+//!   writer lock; "ledger busy" names the holder; a transaction-mode pooler refused
 
 #[path = "it/util.rs"]
 mod util;
@@ -126,6 +128,8 @@ mod page_words;
 mod pg_credentials;
 #[path = "it/pg_network.rs"]
 mod pg_network;
+#[path = "it/pg_team.rs"]
+mod pg_team;
 #[path = "it/postgres.rs"]
 mod postgres;
 #[path = "it/prop_url.rs"]

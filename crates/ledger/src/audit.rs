@@ -110,7 +110,8 @@ impl Ledger {
                 | StoreError::PgUnreachable { .. }
                 | StoreError::PgLogin { .. }
                 | StoreError::PgNotALedger { .. }
-                | StoreError::PgNewerSchema { .. }),
+                | StoreError::PgNewerSchema { .. }
+                | StoreError::PgTransactionPooler { .. }),
             ) => return Err(e),
             Err(e) => {
                 findings.push(store_problem(e));
