@@ -317,7 +317,9 @@ fn check_schema(name: &str) -> Result<String, String> {
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && !name.starts_with("pg_");
     if !fits {
-        return Err(format!("schema {shown:?} is not a schema name cite takes ({fix})"));
+        return Err(format!(
+            "schema {shown:?} is not a schema name cite takes ({fix})"
+        ));
     }
     Ok(name.to_string())
 }
@@ -468,8 +470,7 @@ impl PgStore {
         };
         // The common case, a ledger, in one cheap statement; the catalog is searched only
         // where the cite tables are missing.
-        let (version, backend): (i64, Session) = match client.query_typed(schema::VERSION, &[])
-        {
+        let (version, backend): (i64, Session) = match client.query_typed(schema::VERSION, &[]) {
             Ok(rows) => (
                 rows.first().and_then(|r| r.get(0)).unwrap_or(0),
                 seen(rows.first()),
@@ -526,7 +527,7 @@ impl PgStore {
         if self.target.reached_directly(first.port) {
             return Ok(());
         }
-        let checked = |list: &Vec<String>| list.contains(&self.target.url);
+        let checked = |list: &[String]| list.contains(&self.target.url);
         if checked(&CHECKED.lock().unwrap_or_else(|p| p.into_inner())) {
             return Ok(());
         }
@@ -833,5 +834,32 @@ mod tests {
         );
         assert_eq!(hide_password("https://u:p@h/x"), "https://u:p@h/x");
         assert_eq!(hide_password("postgres://u@h/db"), "postgres://u@h/db");
+    }
+
+    #[test]
+    fn a_schema_is_taken_out_of_the_url_and_keys_its_own_lock() {
+        let t = Target::parse("postgres://u:pw@h/db?sslmode=disable&schema=team_a").unwrap();
+        assert_eq!(t.url, "postgres://u:pw@h/db?sslmode=disable");
+        assert_eq!(t.schema.as_deref(), Some("team_a"));
+        assert_eq!(
+            t.to_string(),
+            "postgres://u:***@h/db?sslmode=disable&schema=team_a"
+        );
+        let b = Target::parse("postgres://u@h/db?schema=team_b").unwrap();
+        assert_eq!(b.url, "postgres://u@h/db");
+        assert_ne!(t.lock_key(), b.lock_key());
+        assert_ne!(t.lock_key(), WRITER_LOCK);
+        assert_ne!(t, b);
+        for default in ["postgres://u@h/db", "postgres://u@h/db?schema=public"] {
+            assert_eq!(Target::parse(default).unwrap().lock_key(), WRITER_LOCK);
+        }
+        assert_eq!(
+            Target::parse("postgres://u@h/db").unwrap().session_sql(),
+            None
+        );
+        assert_eq!(
+            b.session_sql().as_deref(),
+            Some("SET search_path TO \"team_b\"")
+        );
     }
 }
