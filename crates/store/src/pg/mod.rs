@@ -103,7 +103,7 @@ impl Target {
         Ok(Target {
             url: url.to_string(),
             // Shown with its schema: two ledgers of one database are told apart.
-            shown: hide_password(&shown_url),
+            shown: hide_password(shown_url),
             env: PgEnv::default(),
             schema,
         })
