@@ -63,6 +63,8 @@
 //!   with its backend running or stopped, the hook's own wait)
 //! - `pg_tls`: issue 23 — TLS to PostgreSQL with each `sslmode`, against a server with a
 //!   certificate made for the test, and one without TLS
+//! - `pg_team`: issue 23 — several ledgers in one database, one schema each, each its own
+//!   writer lock; "ledger busy" names the holder; a transaction-mode pooler refused
 
 #[path = "it/util.rs"]
 mod util;
@@ -129,6 +131,8 @@ mod page_words;
 mod pg_credentials;
 #[path = "it/pg_network.rs"]
 mod pg_network;
+#[path = "it/pg_team.rs"]
+mod pg_team;
 #[path = "it/pg_tls.rs"]
 mod pg_tls;
 #[path = "it/postgres.rs"]

@@ -112,7 +112,8 @@ impl Ledger {
                 | StoreError::PgTls { .. }
                 | StoreError::PgLogin { .. }
                 | StoreError::PgNotALedger { .. }
-                | StoreError::PgNewerSchema { .. }),
+                | StoreError::PgNewerSchema { .. }
+                | StoreError::PgTransactionPooler { .. }),
             ) => return Err(e),
             Err(e) => {
                 findings.push(store_problem(e));

@@ -139,8 +139,17 @@ pub enum StoreError {
         "the cite tables in {at} are of schema version {got}, newer than this build knows ({supports}) — use a newer cite; nothing was written"
     )]
     PgNewerSchema { at: String, got: i64, supports: i64 },
-    #[error("ledger busy: {at} — gave up after {} s waiting for the writer lock (a PostgreSQL advisory lock) — try again later or raise --wait", seconds(*waited))]
-    PgBusy { at: String, waited: Duration },
+    #[error("ledger busy: {at} — gave up after {} s waiting for the writer lock (a PostgreSQL advisory lock){held} — try again later or raise --wait", seconds(*waited))]
+    PgBusy {
+        at: String,
+        waited: Duration,
+        /// ", held by …" naming the session that holds it, or empty when unknown.
+        held: String,
+    },
+    #[error(
+        "{at} is reached through a connection pooler in transaction (or statement) mode, which hands cite's session to other clients between transactions and would leave its writer lock on a pooled connection — point --ledger at a pool in session mode (PgBouncer: pool_mode = session) or at PostgreSQL itself; nothing was written"
+    )]
+    PgTransactionPooler { at: String },
     #[error(
         "the PostgreSQL ledger at {at} refused role {role}: {reason} — ask the database's owner to grant it what cite needs (`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}`, as docs/postgres.md says); nothing was written"
     )]

@@ -36,9 +36,14 @@ use tables::{PgTables, Pooled};
 pub use credentials::{PgEnv, hide_password};
 pub use schema::SCHEMA_VERSION;
 
-/// The advisory lock key of the writer lock ("citeledg"); advisory locks are per database,
-/// and so is a ledger.
+/// The advisory lock key of the writer lock of the ledger in a database's default schema
+/// ("citeledg"); advisory locks are per database. A ledger in a schema of its own
+/// (`?schema=NAME`) has a key of its own ([`Target::lock_key`]).
 const WRITER_LOCK: i64 = 0x6369_7465_6c65_6467;
+
+/// The schema `?schema=` names when it names the default one: its ledger keeps
+/// [`WRITER_LOCK`], so that cite binaries older than schemas still exclude newer ones.
+const DEFAULT_SCHEMA: &str = "public";
 
 /// Rows written by one transaction past which its tables are analyzed after the commit.
 const BULK_ROWS: u64 = 10_000;
@@ -55,6 +60,9 @@ pub struct Target {
     shown: String,
     /// Where a password missing from the URL is looked for.
     env: PgEnv,
+    /// The schema of the ledger (`?schema=NAME`, taken out of `url`); `None`: the
+    /// connection's default, as before schemas could be named.
+    schema: Option<String>,
 }
 
 impl fmt::Debug for Target {
@@ -80,7 +88,9 @@ impl Target {
             reason,
             url: hide_password(url),
         };
-        let (driver_url, tls) = tls::split(url).map_err(&bad)?;
+        // The driver refuses parameters it does not know: `schema=` is cite's own.
+        let (without_schema, schema) = take_schema(url).map_err(&bad)?;
+        let (driver_url, tls) = tls::split(&without_schema).map_err(&bad)?;
         let config: Config = driver_url
             .parse()
             .map_err(|e: tokio_postgres::Error| bad(e.to_string()))?;
@@ -93,9 +103,68 @@ impl Target {
         Ok(Target {
             url: driver_url,
             tls,
+            // Shown with its schema: two ledgers of one database are told apart.
             shown: hide_password(url),
             env: PgEnv::default(),
+            schema,
         })
+    }
+
+    /// The key of this ledger's writer lock: today's for the default schema, a hash of
+    /// the schema's name otherwise, so that the ledgers of one database never wait for
+    /// each other.
+    fn lock_key(&self) -> i64 {
+        match self.schema.as_deref() {
+            None | Some(DEFAULT_SCHEMA) => WRITER_LOCK,
+            Some(name) => schema_lock_key(name),
+        }
+    }
+
+    /// What a new session runs before anything else: `search_path` set to the ledger's
+    /// schema, so that every statement reaches its tables (none for the default schema,
+    /// which costs no round trip).
+    fn session_sql(&self) -> Option<String> {
+        self.schema
+            .as_deref()
+            .map(|name| format!("SET search_path TO \"{name}\""))
+    }
+
+    /// How cite's sessions show in `pg_stat_activity`, and so in another writer's "ledger
+    /// busy": "cite pid N", N the process on the client's machine (its address is shown
+    /// beside it), so that a stuck holder can be found and ended. Set here only.
+    fn application_name() -> String {
+        format!("cite pid {}", std::process::id())
+    }
+
+    /// Whether a backend that was reached on `port` (its `inet_server_port()`) is the
+    /// server `--ledger` names, with nothing between: the same port, or a Unix socket.
+    fn reached_directly(&self, port: Option<i32>) -> bool {
+        let Ok(config) = self.url.parse::<Config>() else {
+            return false;
+        };
+        match port {
+            Some(port) => {
+                let ports = config.get_ports();
+                if ports.is_empty() {
+                    port == 5432
+                } else {
+                    ports.iter().any(|p| i32::from(*p) == port)
+                }
+            }
+            None => config
+                .get_hosts()
+                .iter()
+                .all(|h| !matches!(h, postgres::config::Host::Tcp(_))),
+        }
+    }
+
+    /// Connects, and points the session at the ledger's schema.
+    fn open_session(&self, wait: Duration) -> Result<Client, StoreError> {
+        let mut client = self.connect(wait)?;
+        if let Some(sql) = self.session_sql() {
+            client.batch_execute(&sql).map_err(|e| self.failed(&e))?;
+        }
+        Ok(client)
     }
 
     /// This target, with a password missing from its URL looked for where libpq looks.
@@ -119,7 +188,7 @@ impl Target {
                 })?;
         let wait = wait.max(Duration::from_secs(1));
         config
-            .application_name("cite")
+            .application_name(&Self::application_name())
             .ssl_mode(self.tls.driver_mode())
             .connect_timeout(wait)
             .keepalives(true)
@@ -251,6 +320,112 @@ impl Target {
     }
 }
 
+/// The longest schema name PostgreSQL keeps whole (NAMEDATALEN - 1 bytes).
+const SCHEMA_NAME_MAX: usize = 63;
+
+/// `url` without its `schema=NAME` parameter, and NAME checked: lower-case ASCII
+/// letters, digits and `_`, not starting with a digit, not `pg_…` (PostgreSQL keeps those
+/// for itself), at most 63 bytes — a name that needs no quoting to mean the same in
+/// every tool, and that cite quotes all the same.
+fn take_schema(url: &str) -> Result<(String, Option<String>), String> {
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_string(), None));
+    };
+    let mut kept = Vec::new();
+    let mut schema = None;
+    for param in query.split('&') {
+        let value = if param == "schema" {
+            ""
+        } else if let Some(value) = param.strip_prefix("schema=") {
+            value
+        } else {
+            kept.push(param);
+            continue;
+        };
+        if schema.is_some() {
+            return Err("it names schema= twice: name one schema".into());
+        }
+        schema = Some(check_schema(value)?);
+    }
+    let url = if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    Ok((url, schema))
+}
+
+fn check_schema(name: &str) -> Result<String, String> {
+    let shown: String = name.chars().take(80).collect();
+    let fix = "a schema name is 1 to 63 lower-case letters a-z, digits and _, \
+               not starting with a digit or pg_";
+    if name.is_empty() {
+        return Err(format!("schema= names no schema ({fix})"));
+    }
+    let fits = name.len() <= SCHEMA_NAME_MAX
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && !name.starts_with("pg_");
+    if !fits {
+        return Err(format!(
+            "schema {shown:?} is not a schema name cite takes ({fix})"
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// The writer-lock key of the ledger in schema `name`: FNV-1a over "cite schema " and
+/// the name. Fixed here for good: every cite binary must find the same key for a schema.
+fn schema_lock_key(name: &str) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in b"cite schema ".iter().chain(name.as_bytes()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    // Never the default schema's key, whatever the hash.
+    let key = h as i64;
+    if key == WRITER_LOCK { key ^ 1 } else { key }
+}
+
+/// The session that holds a writer lock, as pg_stat_activity shows it (a field another
+/// role may not see is empty).
+struct Holder {
+    pid: String,
+    application: String,
+    role: String,
+    client: String,
+    state: String,
+    state_since: String,
+    connected: String,
+}
+
+/// "backend pid 42 (application "cite add pid 7", role cite, from 10.0.0.5, connected
+/// 2026-12-02 06:00:00 UTC, idle in transaction since 2026-12-02 06:01:00 UTC)".
+fn describe_holder(h: &Holder) -> String {
+    // The application name is the holder's own text: shown quoted, control characters
+    // escaped, so that it cannot forge the rest of the line.
+    let mut parts = vec![format!("application {:?}", h.application)];
+    if !h.role.is_empty() {
+        parts.push(format!("role {}", h.role));
+    }
+    // pg_stat_activity hides the address and the state of another role's session from a
+    // role without pg_read_all_stats; with the state shown, no address is a Unix socket.
+    if !h.client.is_empty() {
+        parts.push(format!("from {}", h.client));
+    } else if !h.state.is_empty() {
+        parts.push("over a local socket".to_string());
+    }
+    if !h.connected.is_empty() {
+        parts.push(format!("connected {} UTC", h.connected));
+    }
+    if !h.state.is_empty() && !h.state_since.is_empty() {
+        parts.push(format!("{} since {} UTC", h.state, h.state_since));
+    }
+    format!("backend pid {} ({})", h.pid, parts.join(", "))
+}
+
 /// A driver error as one line: the server's own message where there is one.
 fn first_line(e: &PgError) -> String {
     let text = match e.as_db_error() {
@@ -270,6 +445,14 @@ pub struct PgStore {
     pool: Arc<Mutex<Vec<Client>>>,
 }
 
+/// The server process a session's statement ran on, as PostgreSQL tells it.
+#[derive(Clone, Copy)]
+struct Session {
+    pid: i32,
+    /// The port it was reached on (`inet_server_port()`); none over a Unix socket.
+    port: Option<i32>,
+}
+
 /// What the database holds.
 enum Found {
     /// No tables at all: no ledger yet.
@@ -283,13 +466,13 @@ impl PgStore {
     /// writes, creating (or migrating) its tables under the writer lock when needed.
     pub fn open_write(target: &Target, _mode: LockMode, wait: Duration) -> StoreResult<PgStore> {
         let started = Instant::now();
-        let mut client = target.connect(wait)?;
+        let mut client = target.open_session(wait)?;
         let store = PgStore {
             target: target.clone(),
             wait,
             pool: Arc::new(Mutex::new(Vec::new())),
         };
-        if let Found::Ledger(SCHEMA_VERSION) = store.inspect(&mut client)? {
+        if let Found::Ledger(SCHEMA_VERSION) = store.inspect_first(&mut client)? {
             store.give_back(client);
             return Ok(store);
         }
@@ -305,13 +488,13 @@ impl PgStore {
 
     /// Connects for reading; `None` when the database holds no ledger yet.
     pub fn open_read(target: &Target, wait: Duration) -> StoreResult<Option<PgStore>> {
-        let mut client = target.connect(wait)?;
+        let mut client = target.open_session(wait)?;
         let store = PgStore {
             target: target.clone(),
             wait,
             pool: Arc::new(Mutex::new(Vec::new())),
         };
-        match store.inspect(&mut client)? {
+        match store.inspect_first(&mut client)? {
             Found::Nothing => Ok(None),
             Found::Ledger(_) => {
                 store.give_back(client);
@@ -327,18 +510,30 @@ impl PgStore {
     /// What the database holds; refuses one of a newer schema version, and one without
     /// cite's tables that holds tables of its own.
     fn inspect(&self, client: &mut Client) -> StoreResult<Found> {
+        self.inspect_session(client).map(|(found, _)| found)
+    }
+
+    /// [`Self::inspect`], and the backend that answered, read in the same statement.
+    fn inspect_session(&self, client: &mut Client) -> StoreResult<(Found, Session)> {
         let at = || self.target.shown.clone();
+        let seen = |row: Option<&postgres::Row>| Session {
+            pid: row.and_then(|r| r.get(1)).unwrap_or(0),
+            port: row.and_then(|r| r.get(2)),
+        };
         // The common case, a ledger, in one cheap statement; the catalog is searched only
         // where the cite tables are missing.
-        let version: i64 = match client.query_typed(schema::VERSION, &[]) {
-            Ok(rows) => rows.first().and_then(|r| r.get(0)).unwrap_or(0),
+        let (version, backend): (i64, Session) = match client.query_typed(schema::VERSION, &[]) {
+            Ok(rows) => (
+                rows.first().and_then(|r| r.get(0)).unwrap_or(0),
+                seen(rows.first()),
+            ),
             Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => {
                 let row = client
                     .query_typed(schema::FOREIGN_TABLES, &[])
                     .map_err(|e| self.failed(&e))?;
                 let foreign: Vec<String> = row.first().map(|r| r.get(0)).unwrap_or_default();
                 if foreign.is_empty() {
-                    return Ok(Found::Nothing);
+                    return Ok((Found::Nothing, seen(row.first())));
                 }
                 let mut tables = foreign
                     .iter()
@@ -360,7 +555,52 @@ impl PgStore {
                 supports: SCHEMA_VERSION,
             });
         }
-        Ok(Found::Ledger(version))
+        Ok((Found::Ledger(version), backend))
+    }
+
+    /// The first look at a database: [`Self::inspect`], and a pooler in transaction mode
+    /// refused (see [`Self::refuse_transaction_pooler`]).
+    fn inspect_first(&self, client: &mut Client) -> StoreResult<Found> {
+        let (found, backend) = self.inspect_session(client)?;
+        self.refuse_transaction_pooler(backend)?;
+        Ok(found)
+    }
+
+    /// Refuses a pooler in transaction (or statement) mode: it hands a session to other
+    /// clients between transactions, so the session-level writer lock would stay on a
+    /// server connection another client then holds, and writers would find the ledger
+    /// busy. A backend whose port is the one `--ledger` names is reached directly: nothing
+    /// more is asked (the usual case, no round trip). Otherwise a second session is opened
+    /// once per process and URL: behind a transaction pooler it is served by the backend
+    /// the first one just let go; behind a session pooler, a tunnel or a proxy, by another.
+    /// The second session is kept for the next transaction.
+    fn refuse_transaction_pooler(&self, first: Session) -> StoreResult<()> {
+        static CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        if self.target.reached_directly(first.port) {
+            return Ok(());
+        }
+        let checked = |list: &[String]| list.contains(&self.target.url);
+        if checked(&CHECKED.lock().unwrap_or_else(|p| p.into_inner())) {
+            return Ok(());
+        }
+        let mut second = self.target.open_session(self.wait)?;
+        let pid: i32 = second
+            .query_typed("SELECT pg_backend_pid()", &[])
+            .map_err(|e| self.failed(&e))?
+            .first()
+            .map(|r| r.get(0))
+            .unwrap_or(0);
+        if pid == first.pid {
+            return Err(StoreError::PgTransactionPooler {
+                at: self.target.shown.clone(),
+            });
+        }
+        self.give_back(second);
+        CHECKED
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(self.target.url.clone());
+        Ok(())
     }
 
     /// Brings the tables to [`SCHEMA_VERSION`], one migration per transaction. The caller
@@ -375,8 +615,13 @@ impl PgStore {
                 return Ok(());
             }
             let step = schema::MIGRATIONS[usize::try_from(version).unwrap_or(usize::MAX)];
+            // A ledger of a schema of its own creates that schema with its tables.
+            let create = match (&self.target.schema, version) {
+                (Some(name), 0) => format!("CREATE SCHEMA IF NOT EXISTS \"{name}\";"),
+                _ => String::new(),
+            };
             let sql = format!(
-                "BEGIN; {step}; UPDATE cite_schema SET version = {}; COMMIT",
+                "BEGIN; {create} {step}; UPDATE cite_schema SET version = {}; COMMIT",
                 version + 1
             );
             if let Err(e) = client.batch_execute(&sql) {
@@ -391,7 +636,7 @@ impl PgStore {
         let kept = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
         match kept {
             Some(c) if !c.is_closed() => Ok(c),
-            _ => self.target.connect(self.wait),
+            _ => self.target.open_session(self.wait),
         }
     }
 
@@ -407,15 +652,20 @@ impl PgStore {
     /// Takes the writer lock, waiting at most `wait` (one round trip).
     fn lock(&self, client: &mut Client, wait: Duration) -> StoreResult<()> {
         let ms = wait.as_millis().clamp(1, i32::MAX as u128);
+        let key = self.target.lock_key();
         let sql = format!(
             "SET lock_timeout = {ms}; SET synchronous_commit = on; \
-             SELECT pg_advisory_lock({WRITER_LOCK})"
+             SELECT pg_advisory_lock({key})"
         );
         client.batch_execute(&sql).map_err(|e| {
             if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) {
                 StoreError::PgBusy {
                     at: self.target.shown.clone(),
                     waited: self.wait,
+                    held: self
+                        .holder(client)
+                        .map(|h| format!(", held by {h}"))
+                        .unwrap_or_default(),
                 }
             } else {
                 self.failed(&e)
@@ -423,9 +673,47 @@ impl PgStore {
         })
     }
 
+    /// Who holds the writer lock, as PostgreSQL shows its session (one statement, given
+    /// a second at most); `None` when that cannot be read or the lock was let go.
+    fn holder(&self, client: &mut Client) -> Option<String> {
+        let key = self.target.lock_key();
+        // An advisory lock on a bigint key shows as its two halves in pg_locks.
+        let (high, low) = ((key as u64) >> 32, (key as u64) & 0xffff_ffff);
+        let sql = format!(
+            "SET LOCAL statement_timeout = 1000; \
+             SELECT a.pid::text, coalesce(a.application_name, ''), coalesce(a.usename::text, ''), \
+               coalesce(host(a.client_addr), ''), coalesce(a.state, ''), \
+               coalesce(to_char(a.state_change AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ''), \
+               coalesce(to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), '') \
+             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+             WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 \
+               AND l.classid = {high}::oid AND l.objid = {low}::oid \
+               AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+             LIMIT 1"
+        );
+        let messages = client.simple_query(&sql).ok()?;
+        let row = messages.iter().find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => Some(r),
+            _ => None,
+        })?;
+        let col = |i: usize| row.get(i).unwrap_or_default().to_string();
+        Some(describe_holder(&Holder {
+            pid: col(0),
+            application: col(1),
+            role: col(2),
+            client: col(3),
+            state: col(4),
+            state_since: col(5),
+            connected: col(6),
+        }))
+    }
+
     fn unlock(&self, client: &mut Client) -> StoreResult<()> {
         client
-            .batch_execute(&format!("SELECT pg_advisory_unlock({WRITER_LOCK})"))
+            .batch_execute(&format!(
+                "SELECT pg_advisory_unlock({})",
+                self.target.lock_key()
+            ))
             .map_err(|e| self.failed(&e))
     }
 
@@ -457,7 +745,10 @@ impl PgStore {
                 "ROLLBACK".to_string()
             };
             client
-                .batch_execute(&format!("{end}; SELECT pg_advisory_unlock({WRITER_LOCK})"))
+                .batch_execute(&format!(
+                    "{end}; SELECT pg_advisory_unlock({})",
+                    self.target.lock_key()
+                ))
                 .map_err(Attempt::from_pg)?;
             Ok(rows)
         })();
@@ -600,5 +891,32 @@ mod tests {
         );
         assert_eq!(hide_password("https://u:p@h/x"), "https://u:p@h/x");
         assert_eq!(hide_password("postgres://u@h/db"), "postgres://u@h/db");
+    }
+
+    #[test]
+    fn a_schema_is_taken_out_of_the_url_and_keys_its_own_lock() {
+        let t = Target::parse("postgres://u:pw@h/db?sslmode=disable&schema=team_a").unwrap();
+        assert_eq!(t.url, "postgres://u:pw@h/db?sslmode=disable");
+        assert_eq!(t.schema.as_deref(), Some("team_a"));
+        assert_eq!(
+            t.to_string(),
+            "postgres://u:***@h/db?sslmode=disable&schema=team_a"
+        );
+        let b = Target::parse("postgres://u@h/db?schema=team_b").unwrap();
+        assert_eq!(b.url, "postgres://u@h/db");
+        assert_ne!(t.lock_key(), b.lock_key());
+        assert_ne!(t.lock_key(), WRITER_LOCK);
+        assert_ne!(t, b);
+        for default in ["postgres://u@h/db", "postgres://u@h/db?schema=public"] {
+            assert_eq!(Target::parse(default).unwrap().lock_key(), WRITER_LOCK);
+        }
+        assert_eq!(
+            Target::parse("postgres://u@h/db").unwrap().session_sql(),
+            None
+        );
+        assert_eq!(
+            b.session_sql().as_deref(),
+            Some("SET search_path TO \"team_b\"")
+        );
     }
 }

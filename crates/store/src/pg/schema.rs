@@ -42,8 +42,10 @@ CREATE TRIGGER cite_events_no_truncate BEFORE TRUNCATE ON cite_events
 "#,
 ];
 
-/// The schema version of a ledger; fails with `undefined_table` where there is none.
-pub const VERSION: &str = "SELECT max(version) FROM cite_schema";
+/// The schema version of a ledger, and the backend that answers (its pid and the port it
+/// was reached on, which tell a pooler); fails with `undefined_table` where there is none.
+pub const VERSION: &str =
+    "SELECT max(version), pg_backend_pid(), inet_server_port() FROM cite_schema";
 
 /// Up to six tables (views, foreign tables) of the database's current schema that are not
 /// cite's: a database without cite's tables that holds any is not a cite ledger, and is
@@ -51,7 +53,7 @@ pub const VERSION: &str = "SELECT max(version) FROM cite_schema";
 pub const FOREIGN_TABLES: &str = "SELECT ARRAY(SELECT relname::text FROM pg_class \
      WHERE relnamespace = current_schema()::regnamespace \
        AND relkind IN ('r', 'p', 'v', 'm', 'f') AND relname NOT LIKE 'cite\\_%' \
-     ORDER BY relname LIMIT 6)";
+     ORDER BY relname LIMIT 6), pg_backend_pid(), inet_server_port()";
 
 /// Statistics for the planner, after a transaction that filled the tables.
 pub const ANALYZE: &str = "ANALYZE cite_events, cite_meta, cite_urls, cite_sources, \
