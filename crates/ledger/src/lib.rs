@@ -774,7 +774,11 @@ impl Ledger {
 
     /// A read-only view of `epoch` (the current one when `None`). Creates nothing.
     pub fn view(&self, epoch: Option<u64>) -> Result<View> {
-        View::new(Store::open_read(&self.location, self.wait)?, epoch)
+        let store = match &self.kept {
+            Some(kept) => kept.read_store(&self.location, self.wait)?,
+            None => Store::open_read(&self.location, self.wait)?,
+        };
+        View::new(store, epoch)
     }
 }
 

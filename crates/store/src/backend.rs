@@ -188,6 +188,11 @@ pub trait Backend: Send {
     /// Problems of the storage itself that a read of the tables does not see (a redb
     /// file's free pages); none where the engine checks itself.
     fn check(&self) -> StoreResult<Checked>;
+    /// Another handle on this open ledger that shares its kept connections, where the
+    /// backend keeps any (a server's reads then log in once, not once per call).
+    fn share(&self) -> Option<Box<dyn Backend>> {
+        None
+    }
     /// For a store kept open between writes: whether it still names what it opened.
     fn still_current(&self) -> bool {
         true

@@ -105,6 +105,12 @@ impl Store {
         self.backend.still_current()
     }
 
+    /// Another handle on this store sharing its kept connections, for a backend that keeps
+    /// any (PostgreSQL); `None` for one that does not.
+    pub fn share(&self) -> Option<Store> {
+        self.backend.share().map(|backend| Store { backend })
+    }
+
     /// Problems of the storage itself that reading the tables does not show.
     pub fn check_file(&self) -> Result<finding::Checked, StoreError> {
         self.backend.check()

@@ -544,6 +544,15 @@ impl Backend for PgStore {
         self.target.shown.clone()
     }
 
+    fn share(&self) -> Option<Box<dyn Backend>> {
+        Some(Box::new(PgStore {
+            target: self.target.clone(),
+            wait: self.wait,
+            mode: self.mode,
+            pool: self.pool.clone(),
+        }))
+    }
+
     fn read(&self) -> StoreResult<Box<dyn Tables>> {
         let mut client = self.take()?;
         client

@@ -69,8 +69,6 @@ pub struct PgTables<C: BorrowMut<Client>> {
     ahead: bool,
     /// An attempt ahead of the lock met such a read.
     needs_lock: Cell<bool>,
-    /// Statements sent, for the tests that count round trips (`CITE_PG_COUNT`).
-    sent: Cell<u64>,
 }
 
 type Param<'a> = (&'a (dyn ToSql + Sync), Type);
@@ -98,7 +96,6 @@ impl<C: BorrowMut<Client>> PgTables<C> {
             known: RefCell::new(Known::default()),
             ahead: false,
             needs_lock: Cell::new(false),
-            sent: Cell::new(0),
         }
     }
 
@@ -158,7 +155,6 @@ impl<C: BorrowMut<Client>> PgTables<C> {
     /// once per read: a row updated n times in one transaction leaves n versions that
     /// every later update walks, which made a large ingest quadratic.)
     fn point(&self, sql: &str, params: &[Param<'_>]) -> StoreResult<Vec<Row>> {
-        self.sent.set(self.sent.get() + 1);
         let mut client = self.client.borrow_mut();
         let client: &mut Client = (*client).borrow_mut();
         client
@@ -181,11 +177,6 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         params: &[Param<'_>],
     ) -> StoreResult<Option<T>> {
         Ok(self.point(sql, params)?.first().map(|r| r.get(0)))
-    }
-
-    /// Statements this transaction sent.
-    pub fn statements_sent(&self) -> u64 {
-        self.sent.get()
     }
 
     /// Runs `sql`, a page of a table keyed (epoch, id, n): `$1..$3` the key to start
@@ -217,7 +208,6 @@ impl<C: BorrowMut<Client>> PgTables<C> {
     }
 
     fn batch(&self, sql: &str) -> StoreResult<()> {
-        self.sent.set(self.sent.get() + 1);
         let mut client = self.client.borrow_mut();
         let client: &mut Client = (*client).borrow_mut();
         client
