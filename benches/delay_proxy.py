@@ -3,8 +3,8 @@
 
 Every chunk read from either side is written to the other RTT/2 later (order kept, no
 bandwidth limit), so a request and its answer take one RTT more than on the loopback.
-A round trip ("turn") is counted each time the client sends after the server has last
-sent (or sends first); the turns before the client's first query message (`Q` simple
+A round trip ("turn") is counted each time the server sends after the client has last
+sent; the turns before the client's first query message (`Q` simple
 query, `P` parse) are the login's. Per connection, when it closes, one JSON line
 {"login": N, "after": M} is appended to STATS (when given).
 
@@ -68,11 +68,13 @@ def main():
         def from_client(data):
             if not state["logged_in"] and data[:1] in (b"Q", b"P"):
                 state["logged_in"] = True
-            if state["last"] == "server":
-                state["after" if state["logged_in"] else "login"] += 1
             state["last"] = "client"
 
         def from_server(_):
+            # A round trip: the server answers what the client sent (the client's
+            # goodbye, which has no answer, is none).
+            if state["last"] == "client":
+                state["after" if state["logged_in"] else "login"] += 1
             state["last"] = "server"
 
         await asyncio.gather(

@@ -65,6 +65,8 @@ pub struct Known {
     /// that nothing moved before its writes (`PgTables::unchanged_sql`).
     pub first_head: Option<Vec<u8>>,
     pub first_counts: RowCounts,
+    /// For a read: the lowest and highest id of the current epoch when it began.
+    pub bounds: Option<(u64, Option<u64>, Option<u64>)>,
 }
 
 /// What every write reads first, read in the round trip that begins it.

@@ -414,8 +414,14 @@ impl PgStore {
         // Autocommit: one statement, one snapshot. A read the body makes later (one the
         // hint did not name) sees a later snapshot only if another writer committed in
         // between, and then the check under the lock fails and the write is done again.
+        // Bounded by the wait too: another session's LOCK TABLE on a cite table would
+        // hold the read without bound.
+        let ms = wait.as_millis().clamp(1, i32::MAX as u128);
         let start = client
-            .simple_query(&tables::start_sql(hint))
+            .simple_query(&format!(
+                "SET lock_timeout = {ms}; {}",
+                tables::start_sql(hint)
+            ))
             .map_err(Attempt::from_pg)?;
         let (changed, rows, sql) = {
             let mut tables = PgTables::new(&mut *client, &self.target);
@@ -555,11 +561,13 @@ impl Backend for PgStore {
 
     fn read(&self) -> StoreResult<Box<dyn Tables>> {
         let mut client = self.take()?;
-        client
-            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        let answer = client
+            .simple_query(&tables::begin_read_sql())
             .map_err(|e| self.failed(&e))?;
         let pooled = Pooled::new(client, self.pool.clone());
-        Ok(Box::new(PgTables::new(pooled, &self.target)))
+        let mut tables = PgTables::new(pooled, &self.target);
+        tables.read_from(&answer)?;
+        Ok(Box::new(tables))
     }
 
     fn write(&self, wait: Duration, body: &mut WriteBody<'_>) -> StoreResult<()> {

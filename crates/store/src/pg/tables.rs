@@ -232,6 +232,7 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         let mut top_source = None;
         let mut epoch = None;
         let mut points: Vec<(Vec<u8>, u64)> = Vec::new();
+        let mut rows: Vec<(u64, Vec<u8>)> = Vec::new();
         let mut ranges: Vec<Vec<(Vec<u8>, u64)>> = vec![Vec::new(); hint.ranges.len()];
         let mut known = self.known.borrow_mut();
         for message in answer {
@@ -265,6 +266,7 @@ impl<C: BorrowMut<Client>> PgTables<C> {
                 }
                 "s" => top_source = Some((number(a)?, number(b)?)),
                 "E" => epoch = Some(number(a)?),
+                "S" => rows.push((number(a)?, unhex(b).ok_or_else(|| bad("a source row"))?)),
                 "u" => points.push((unhex(a).ok_or_else(|| bad("a url"))?, number(b)?)),
                 "r" => {
                     let i = number(a)?.checked_sub(1).ok_or_else(|| bad("a range"))?;
@@ -287,6 +289,10 @@ impl<C: BorrowMut<Client>> PgTables<C> {
             for (url, id) in points {
                 known.urls.insert((epoch, url), Some(id));
             }
+            // The rows of the sources found: a URL added again reads its row.
+            for (id, row) in rows {
+                known.sources.insert((epoch, id), Some(row));
+            }
             for (after, mut entries) in hint.ranges.iter().zip(ranges) {
                 entries.sort();
                 known.url_ranges.insert(
@@ -304,6 +310,43 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         known.meta_complete = true;
         known.top_source = Some(top_source);
         known.start = Some(start);
+        Ok(())
+    }
+
+    /// Takes in what [`begin_read_sql`] answered: the meta table and the current epoch's
+    /// lowest and highest id.
+    pub fn read_from(&mut self, answer: &[SimpleQueryMessage]) -> StoreResult<()> {
+        let bad = |what: &str| StoreError::CorruptedEntry {
+            what: format!("the first read of a snapshot ({what})"),
+            reason: "PostgreSQL answered something cite cannot read".into(),
+        };
+        let mut known = self.known.borrow_mut();
+        for message in answer {
+            let SimpleQueryMessage::Row(row) = message else {
+                continue;
+            };
+            let (Some(kind), Some(a), Some(b)) = (row.get(0), row.get(1), row.get(2)) else {
+                return Err(bad("a null"));
+            };
+            match kind {
+                "m" => {
+                    let key = unhex(a).ok_or_else(|| bad("a meta key"))?;
+                    let value = unhex(b).ok_or_else(|| bad("a meta value"))?;
+                    known.meta.insert(key, Some(value));
+                }
+                "b" => {
+                    let epoch = a.parse::<u64>().map_err(|_| bad("an epoch"))?;
+                    let (lo, hi) = b.split_once(' ').ok_or_else(|| bad("the ids"))?;
+                    let id = |s: &str| match s {
+                        "" => Ok(None),
+                        s => s.parse::<u64>().map(Some).map_err(|_| bad("an id")),
+                    };
+                    known.bounds = Some((epoch, id(lo)?, id(hi)?));
+                }
+                _ => return Err(bad("a row kind")),
+            }
+        }
+        known.meta_complete = true;
         Ok(())
     }
 
@@ -329,6 +372,22 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         known.meta_complete = true;
         Ok(())
     }
+}
+
+/// Begins a read: a REPEATABLE READ READ ONLY transaction whose snapshot is taken by the
+/// query in the same message, which reads what every read reads first (the meta table:
+/// the epoch, the head, the counters) and the current epoch's lowest and highest id.
+pub fn begin_read_sql() -> String {
+    format!(
+        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; \
+         WITH e AS (SELECT {EPOCH} AS epoch) \
+         SELECT 'm', encode(key, 'hex'), encode(value, 'hex') FROM cite_meta \
+         UNION ALL SELECT 'b', e.epoch::text, \
+           coalesce((SELECT min(s.id) FROM cite_sources s WHERE s.epoch = e.epoch)::text, '') \
+           || ' ' || \
+           coalesce((SELECT max(s.id) FROM cite_sources s WHERE s.epoch = e.epoch)::text, '') \
+         FROM e"
+    )
 }
 
 /// The message of the serialization failure [`PgTables::unchanged_sql`] raises.
@@ -363,8 +422,12 @@ pub fn start_sql(hint: &Prefetch) -> String {
             .collect();
         sql.push_str(&format!(
             " UNION ALL SELECT 'u', encode(u.url, 'hex'), u.id::text FROM cite_urls u, e \
-             WHERE u.epoch = e.epoch AND u.url = ANY(ARRAY[{}])",
-            keys.join(", ")
+             WHERE u.epoch = e.epoch AND u.url = ANY(ARRAY[{k}]) \
+             UNION ALL SELECT 'S', s.id::text, encode(s.row, 'hex') \
+             FROM cite_urls u JOIN e ON u.epoch = e.epoch \
+             JOIN cite_sources s ON s.epoch = u.epoch AND s.id = u.id \
+             WHERE u.url = ANY(ARRAY[{k}])",
+            k = keys.join(", ")
         ));
     }
     if !hint.ranges.is_empty() {
@@ -571,6 +634,11 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
 
     fn last_source(&self, epoch: u64) -> StoreResult<Option<u64>> {
         let known = self.known.borrow();
+        if let Some((e, _, hi)) = known.bounds
+            && e == epoch
+        {
+            return Ok(hi);
+        }
         if let (Some(_), Some(top)) = (&known.start, known.top_source) {
             match top {
                 None => return Ok(None),
@@ -590,6 +658,11 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn first_source(&self, epoch: u64) -> StoreResult<Option<u64>> {
+        if let Some((e, lo, _)) = self.known.borrow().bounds
+            && e == epoch
+        {
+            return Ok(lo);
+        }
         Ok(self
             .one::<Option<i64>>(
                 "SELECT min(id) FROM cite_sources WHERE epoch = $1",
@@ -738,6 +811,9 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
         let rows = self.point(
             "SELECT 'u', 0::bigint, u.url, u.id FROM cite_urls u \
              WHERE u.epoch = $1 AND u.url = ANY($2) \
+             UNION ALL SELECT 's', s.id, s.row, 0::bigint FROM cite_urls u \
+             JOIN cite_sources s ON s.epoch = u.epoch AND s.id = u.id \
+             WHERE u.epoch = $1 AND u.url = ANY($2) \
              UNION ALL SELECT 'r', q.i, x.url, x.id \
              FROM unnest($3::bytea[]) WITH ORDINALITY AS q(after, i) \
              CROSS JOIN LATERAL (SELECT c.url, c.id FROM cite_urls c \
@@ -761,6 +837,11 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
             match kind {
                 "u" => {
                     known.urls.insert((epoch, url), Some(id));
+                }
+                "s" => {
+                    // What this transaction wrote stays what it knows.
+                    let id = unbig(r.get(1));
+                    known.sources.entry((epoch, id)).or_insert(Some(url));
                 }
                 _ => {
                     let i = usize::try_from(r.get::<_, i64>(1) - 1).unwrap_or(usize::MAX);
