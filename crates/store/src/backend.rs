@@ -35,6 +35,9 @@ pub const PAGE: usize = 1024;
 /// Key of a quote or a history entry: (epoch, id, n or seq).
 pub type Key3 = (u64, u64, u64);
 
+/// A page of the url index: ((epoch, url), id).
+pub type UrlPage = Vec<((u64, String), u64)>;
+
 /// A page of source rows: ((epoch, id), encoded row).
 pub type SourcePage = Vec<((u64, u64), Vec<u8>)>;
 

@@ -90,7 +90,7 @@ impl<'t> Writer<'t> {
         epoch: Epoch,
         after: &str,
         limit: usize,
-    ) -> Result<Vec<((u64, String), u64)>, StoreError> {
+    ) -> Result<crate::backend::UrlPage, StoreError> {
         self.tables.url_page(Some((epoch.0, after)), limit)
     }
 

@@ -39,6 +39,10 @@ pub struct Pending {
     pub rows: u64,
 }
 
+/// A range of the url index read ahead: how many entries were asked for, and the
+/// entries there (url, id), in order.
+pub type UrlRange = (usize, Vec<(Vec<u8>, u64)>);
+
 /// What the transaction knows of the tables: `Some` a value, `None` no row.
 #[derive(Default)]
 pub struct Known {
@@ -48,7 +52,7 @@ pub struct Known {
     pub urls: HashMap<(u64, Vec<u8>), Option<u64>>,
     /// Ranges of the url index read ahead: (epoch, key after which) → (entries asked
     /// for, the entries there, in order).
-    pub url_ranges: HashMap<(u64, Vec<u8>), (usize, Vec<(Vec<u8>, u64)>)>,
+    pub url_ranges: HashMap<(u64, Vec<u8>), UrlRange>,
     pub sources: HashMap<(u64, u64), Option<Vec<u8>>>,
     pub snapshots: HashMap<Vec<u8>, bool>,
     /// The views (urls, sources) hold nothing but what this transaction wrote.
