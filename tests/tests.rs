@@ -58,6 +58,8 @@
 //!   between backends, refusals (unreachable server, wrong password, a foreign database)
 //! - `pg_credentials`: issue 23 — PostgreSQL passwords from `$PGPASSWORD`, `$PGPASSFILE`
 //!   and `~/.pgpass`, and no form of a URL that shows its password
+//! - `pg_write`: issue 23 — PostgreSQL writes in one round trip ahead of the lock, reads
+//!   ahead in batches (round trips counted on the wire), many writers, a bulk ingest
 //! - `pg_network`: issue 23 — waits on the network bounded by `--wait` (a server that
 //!   never answers the login, a connection gone silent, another session's table lock
 //!   with its backend running or stopped, the hook's own wait)
@@ -135,6 +137,8 @@ mod pg_network;
 mod pg_team;
 #[path = "it/pg_tls.rs"]
 mod pg_tls;
+#[path = "it/pg_write.rs"]
+mod pg_write;
 #[path = "it/postgres.rs"]
 mod postgres;
 #[path = "it/prop_url.rs"]

@@ -57,6 +57,10 @@ pub(super) struct Kept {
     /// The open store; `None` until the first write, and again after a failure, so that
     /// the next write opens the file afresh.
     store: Mutex<Option<Store>>,
+    /// The store reads go through, for a backend that keeps connections (PostgreSQL): a
+    /// read then reuses a connection, no login per call. `None` until the first read that
+    /// finds a ledger.
+    reads: Mutex<Option<Store>>,
     queue: Mutex<Queue>,
     arrived: Condvar,
     committer: Mutex<Option<thread::JoinHandle<()>>>,
@@ -78,6 +82,25 @@ impl Kept {
             *slot = Some(Store::open_kept(at, wait)?);
         }
         Ok(Writable::Kept(slot))
+    }
+
+    /// A store to read from: a handle on the one kept for reads where the backend keeps
+    /// connections, else one opened for this read (`None`: no ledger there yet).
+    pub(super) fn read_store(&self, at: &Location, wait: Duration) -> Result<Option<Store>> {
+        let mut slot = self.reads.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(shared) = slot.as_ref().and_then(Store::share) {
+            return Ok(Some(shared));
+        }
+        let Some(store) = Store::open_read(at, wait)? else {
+            return Ok(None);
+        };
+        match store.share() {
+            Some(shared) => {
+                *slot = Some(store);
+                Ok(Some(shared))
+            }
+            None => Ok(Some(store)),
+        }
     }
 
     /// Queues `req` for the next group commit and waits for its answer; `None` once the
@@ -233,6 +256,7 @@ impl Ledger {
     pub fn keep_open(&self) -> Ledger {
         let kept = Arc::new(Kept {
             store: Mutex::new(None),
+            reads: Mutex::new(None),
             queue: Mutex::new(Queue::default()),
             arrived: Condvar::new(),
             committer: Mutex::new(None),

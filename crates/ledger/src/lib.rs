@@ -418,8 +418,9 @@ impl Ledger {
         };
         let written = self.open_write().and_then(|store| {
             let registrations: Vec<&Registration> = ready.iter().map(|(_, _, r)| r).collect();
-            let pages = Pages::read(&store, &registrations)?;
-            store.write(first, self.wait, |w| {
+            let hint = prefetch_of(&registrations);
+            store.write_prefetched(first, self.wait, &hint, |w| {
+                let pages = Pages::read(w, &registrations)?;
                 let mut out = Vec::with_capacity(ready.len());
                 let mut batch = Batch::new(&pages);
                 let mut current = first;
@@ -583,8 +584,9 @@ impl Ledger {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Added> {
         let store = self.open_write()?;
-        let pages = Pages::read(&store, &[&registration])?;
-        store.write(&ctx.origin(), self.wait, |w| {
+        let hint = prefetch_of(&[&registration]);
+        store.write_prefetched(&ctx.origin(), self.wait, &hint, |w| {
+            let pages = Pages::read(w, &[&registration])?;
             let mut batch = Batch::new(&pages);
             register_in(w, registration.clone(), &mut batch, 0, progress)
         })
@@ -772,7 +774,11 @@ impl Ledger {
 
     /// A read-only view of `epoch` (the current one when `None`). Creates nothing.
     pub fn view(&self, epoch: Option<u64>) -> Result<View> {
-        View::new(Store::open_read(&self.location, self.wait)?, epoch)
+        let store = match &self.kept {
+            Some(kept) => kept.read_store(&self.location, self.wait)?,
+            None => Store::open_read(&self.location, self.wait)?,
+        };
+        View::new(store, epoch)
     }
 }
 
@@ -864,17 +870,79 @@ impl Seen {
     }
 }
 
+/// Candidates whose url index entries are read ahead in one round trip.
+const READ_AHEAD: usize = 2000;
+
+/// What registering `registrations` looks up in the url index: each candidate's forms
+/// (`registered_as`), its page and the page's spellings with a query (`seen_on_page`).
+/// A write of more candidates than one read ahead holds is a bulk write: it names them
+/// in chunks, from inside the write ([`read_ahead`]).
+fn prefetch_of(registrations: &[&Registration]) -> cite_store::backend::Prefetch {
+    let total: usize = registrations.iter().map(|r| r.candidates.len()).sum();
+    if total > READ_AHEAD {
+        return cite_store::backend::Prefetch {
+            bulk: true,
+            ..Default::default()
+        };
+    }
+    let candidates = registrations.iter().flat_map(|r| r.candidates.iter());
+    lookups_of(candidates, true)
+}
+
+/// The url index keys and ranges registering `candidates` may look up; the ranges only
+/// with `ranges` (an epoch with no source has none to read).
+fn lookups_of<'c>(
+    candidates: impl Iterator<Item = &'c Candidate>,
+    ranges: bool,
+) -> cite_store::backend::Prefetch {
+    let mut hint = cite_store::backend::Prefetch {
+        range_limit: SPELLINGS_READ,
+        ..Default::default()
+    };
+    for c in candidates {
+        let forms = [Some(c.url.clone()), c.earlier.clone()];
+        for form in forms.into_iter().flatten() {
+            hint.urls.extend(url::twin(&form));
+            hint.urls.push(form);
+        }
+        if ranges && is_web(&c.url) {
+            let page = url::page(&c.url).to_string();
+            for page in std::iter::once(page.clone()).chain(url::twin(&page)) {
+                hint.ranges.push(format!("{page}>"));
+                hint.urls.push(page);
+            }
+        }
+    }
+    hint
+}
+
+/// Reads ahead, a chunk at a time, what registering `registrations` looks up: a bulk
+/// write costs a round trip per chunk of URLs, not per URL.
+fn read_ahead(w: &Writer<'_>, registrations: &[&Registration]) -> Result<()> {
+    let ranges = !w.epoch_is_empty();
+    let mut candidates = registrations.iter().flat_map(|r| r.candidates.iter());
+    loop {
+        let chunk: Vec<&Candidate> = candidates.by_ref().take(READ_AHEAD).collect();
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        w.prefetch(&lookups_of(chunk.into_iter(), ranges))?;
+    }
+}
+
 impl Pages {
-    fn read(store: &Store, registrations: &[&Registration]) -> Result<Pages> {
-        let reader = store.read()?;
-        let epoch = reader.epoch()?;
-        if reader.count(epoch)? == 0 {
+    /// What the write's own snapshot holds under the candidates' pages, read before it
+    /// registers any of them.
+    fn read(w: &Writer<'_>, registrations: &[&Registration]) -> Result<Pages> {
+        read_ahead(w, registrations)?;
+        let epoch = w.epoch();
+        if w.epoch_is_empty() {
             return Ok(Pages::default());
         }
         let mut seen = std::collections::HashMap::new();
         for (r, registration) in registrations.iter().enumerate() {
             for (i, c) in registration.candidates.iter().enumerate() {
-                let found = seen_on_page(&reader, epoch, c)?;
+                let found = seen_on_page(w, epoch, c)?;
                 if found.same.is_some() || found.like.is_some() {
                     seen.insert((r, i), found);
                 }
@@ -889,7 +957,7 @@ impl Pages {
 
 /// The sources of `epoch` that `reader` holds under `c`'s page (over http and https),
 /// unless `c` is registered under its own forms.
-fn seen_on_page(reader: &cite_store::Reader, epoch: Epoch, c: &Candidate) -> Result<Seen> {
+fn seen_on_page(reader: &Writer<'_>, epoch: Epoch, c: &Candidate) -> Result<Seen> {
     let mut seen = Seen::default();
     if !is_web(&c.url)
         || reader.lookup(epoch, &c.url)?.is_some()
@@ -921,9 +989,7 @@ fn seen_on_page(reader: &cite_store::Reader, epoch: Epoch, c: &Candidate) -> Res
         // after its path (the url crate escapes it).
         let after = format!("{page}>");
         let queried = format!("{page}?");
-        let entries = reader
-            .tables()
-            .url_page(Some((epoch.0, &after)), SPELLINGS_READ)?;
+        let entries = reader.url_page(epoch, &after, SPELLINGS_READ)?;
         for ((at, stored), id) in entries {
             if at != epoch.0 || !stored.starts_with(&queried) {
                 break;

@@ -350,6 +350,15 @@ impl View {
         Ok(Some((hashes, quotes)))
     }
 
+    /// Reads the sources `ids` ahead (see `Tables::prefetch_sources`), so that the
+    /// [`View::brief`] of each costs no round trip of its own.
+    pub fn prefetch(&self, ids: &[u64]) -> Result<()> {
+        if let Some(r) = &self.reader {
+            r.tables().prefetch_sources(self.epoch.0, ids)?;
+        }
+        Ok(())
+    }
+
     /// The URL of source `id` and how many quotes it carries, without reading them.
     pub fn brief(&self, id: u64) -> Result<Option<(String, u64)>> {
         let found = match &self.reader {

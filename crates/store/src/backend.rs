@@ -35,6 +35,9 @@ pub const PAGE: usize = 1024;
 /// Key of a quote or a history entry: (epoch, id, n or seq).
 pub type Key3 = (u64, u64, u64);
 
+/// A page of the url index: ((epoch, url), id).
+pub type UrlPage = Vec<((u64, String), u64)>;
+
 /// A page of source rows: ((epoch, id), encoded row).
 pub type SourcePage = Vec<((u64, u64), Vec<u8>)>;
 
@@ -97,6 +100,22 @@ pub trait Tables {
     /// Rows in the sources table, in the url index and in the quotes table, over all
     /// epochs.
     fn row_counts(&self) -> StoreResult<RowCounts>;
+
+    /// Reads ahead the source rows `ids` of `epoch` and their quotes, in as few round
+    /// trips as the backend can, so that the point reads of each that follow cost none
+    /// (`verify` and `render` of a draft citing many ids). A backend without round trips
+    /// reads nothing ahead.
+    fn prefetch_sources(&self, epoch: u64, ids: &[u64]) -> StoreResult<()> {
+        let _ = (epoch, ids);
+        Ok(())
+    }
+
+    /// Reads ahead what `hint` names of `epoch`'s url index, in as few round trips as the
+    /// backend can (`ingest`: the keys of thousands of URLs at once).
+    fn prefetch_urls(&self, epoch: u64, hint: &Prefetch) -> StoreResult<()> {
+        let _ = (epoch, hint);
+        Ok(())
+    }
 }
 
 /// Row counts of the views, as [`Tables::row_counts`] gives them.
@@ -123,6 +142,29 @@ pub trait TablesMut: Tables {
     fn clear_views(&mut self, is_view: &dyn Fn(&str) -> bool) -> StoreResult<()>;
 }
 
+/// What a transaction will look up first, named before it begins, so that a backend across
+/// a network can read it all in the round trip that begins the transaction instead of one
+/// round trip per lookup. Only a hint: anything it names is looked up the usual way where
+/// a backend reads nothing ahead (redb), and anything it misses is read when asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Prefetch {
+    /// Keys of the url index of the current epoch.
+    pub urls: Vec<String>,
+    /// Ranges of the url index of the current epoch: up to `range_limit` entries after
+    /// each of these keys (a `url_page(Some((epoch, key)), n ≤ range_limit)`).
+    pub ranges: Vec<String>,
+    pub range_limit: usize,
+    /// A bulk write (a large ingest): it writes more than one message holds, so it takes
+    /// the writer lock first instead of reading ahead of it.
+    pub bulk: bool,
+}
+
+impl Prefetch {
+    pub fn is_empty(&self) -> bool {
+        self.urls.is_empty() && self.ranges.is_empty()
+    }
+}
+
 /// The body of a write transaction: returns whether there is anything to commit.
 pub type WriteBody<'a> = dyn FnMut(&mut dyn TablesMut) -> StoreResult<bool> + 'a;
 
@@ -136,9 +178,24 @@ pub trait Backend: Send {
     /// `Ok(true)`; aborts it on `Ok(false)` or an error. A backend may run `body` again
     /// after a conflict it can retry (a serialization failure), within `wait`.
     fn write(&self, wait: Duration, body: &mut WriteBody<'_>) -> StoreResult<()>;
+    /// [`Backend::write`], told what `body` will look up first.
+    fn write_prefetched(
+        &self,
+        wait: Duration,
+        hint: &Prefetch,
+        body: &mut WriteBody<'_>,
+    ) -> StoreResult<()> {
+        let _ = hint;
+        self.write(wait, body)
+    }
     /// Problems of the storage itself that a read of the tables does not see (a redb
     /// file's free pages); none where the engine checks itself.
     fn check(&self) -> StoreResult<Checked>;
+    /// Another handle on this open ledger that shares its kept connections, where the
+    /// backend keeps any (a server's reads then log in once, not once per call).
+    fn share(&self) -> Option<Box<dyn Backend>> {
+        None
+    }
     /// For a store kept open between writes: whether it still names what it opened.
     fn still_current(&self) -> bool {
         true

@@ -105,6 +105,12 @@ impl Store {
         self.backend.still_current()
     }
 
+    /// Another handle on this store sharing its kept connections, for a backend that keeps
+    /// any (PostgreSQL); `None` for one that does not.
+    pub fn share(&self) -> Option<Store> {
+        self.backend.share().map(|backend| Store { backend })
+    }
+
     /// Problems of the storage itself that reading the tables does not show.
     pub fn check_file(&self) -> Result<finding::Checked, StoreError> {
         self.backend.check()
@@ -126,13 +132,29 @@ impl Store {
         &self,
         origin: &Origin,
         wait: Duration,
+        f: impl FnMut(&mut Writer<'_>) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        self.write_prefetched(origin, wait, &backend::Prefetch::default(), f)
+    }
+
+    /// [`Store::write`], telling the backend what `f` will look up first (see
+    /// [`backend::Prefetch`]): a PostgreSQL ledger reads it in the round trip that begins
+    /// the write.
+    pub fn write_prefetched<T, E>(
+        &self,
+        origin: &Origin,
+        wait: Duration,
+        hint: &backend::Prefetch,
         mut f: impl FnMut(&mut Writer<'_>) -> Result<T, E>,
     ) -> Result<T, E>
     where
         E: From<StoreError>,
     {
         let mut out: Option<Result<T, E>> = None;
-        let written = self.backend.write(wait, &mut |tables| {
+        let written = self.backend.write_prefetched(wait, hint, &mut |tables| {
             out = None;
             let mut writer = Writer::new(tables, origin)?;
             match f(&mut writer) {

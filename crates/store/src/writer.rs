@@ -77,6 +77,23 @@ impl<'t> Writer<'t> {
         Ok(self.tables.url(epoch.0, url)?.map(SourceId))
     }
 
+    /// Reads ahead what `hint` names of the current epoch's url index (see
+    /// [`crate::backend::Prefetch`]): the lookups that follow cost no round trip.
+    pub fn prefetch(&self, hint: &crate::backend::Prefetch) -> Result<(), StoreError> {
+        self.tables.prefetch_urls(self.tally.epoch.0, hint)
+    }
+
+    /// Up to `limit` url index entries after `(epoch, after)`, as [`Tables::url_page`]
+    /// gives them, this transaction's writes included where the backend has sent them.
+    pub fn url_page(
+        &self,
+        epoch: Epoch,
+        after: &str,
+        limit: usize,
+    ) -> Result<crate::backend::UrlPage, StoreError> {
+        self.tables.url_page(Some((epoch.0, after)), limit)
+    }
+
     pub fn source(&self, epoch: Epoch, id: SourceId) -> Result<Option<SourceRow>, StoreError> {
         match self.tables.source(epoch.0, id.0)? {
             None => Ok(None),

@@ -224,6 +224,9 @@ impl LedgerFacts for Facts {
     }
 }
 
+/// Ids whose sources `verify` reads ahead at once.
+const READ_AHEAD: usize = 1024;
+
 /// Checks the draft `text` against `view` with `opts` (SPEC §2, `verify`).
 pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verification> {
     // With `--support`, the cited sentences too (slices of the draft, and their ids).
@@ -244,7 +247,18 @@ pub fn verify(view: &View, text: &str, opts: &VerifyOptions) -> Result<Verificat
     listed.dedup();
     let mut by_id = HashMap::new();
     let mut epochs = HashMap::new();
-    for id in summary.cited.keys().copied().chain(listed) {
+    let mut ids = summary.cited.keys().copied().chain(listed);
+    let mut ahead = 0usize;
+    while let Some(id) = ids.next() {
+        // Read ahead a chunk of ids at a time: one round trip for a chunk on a ledger
+        // across a network, not one per id.
+        if ahead == 0 {
+            let mut chunk = vec![id];
+            chunk.extend(ids.clone().take(READ_AHEAD - 1));
+            ahead = chunk.len();
+            view.prefetch(&chunk)?;
+        }
+        ahead -= 1;
         if by_id.contains_key(&id) {
             continue;
         }

@@ -39,6 +39,10 @@ pub struct Pending {
     pub rows: u64,
 }
 
+/// A range of the url index read ahead: how many entries were asked for, and the
+/// entries there (url, id), in order.
+pub type UrlRange = (usize, Vec<(Vec<u8>, u64)>);
+
 /// What the transaction knows of the tables: `Some` a value, `None` no row.
 #[derive(Default)]
 pub struct Known {
@@ -46,6 +50,9 @@ pub struct Known {
     /// Every meta entry is in `meta` (loaded in one read).
     pub meta_complete: bool,
     pub urls: HashMap<(u64, Vec<u8>), Option<u64>>,
+    /// Ranges of the url index read ahead: (epoch, key after which) → (entries asked
+    /// for, the entries there, in order).
+    pub url_ranges: HashMap<(u64, Vec<u8>), UrlRange>,
     pub sources: HashMap<(u64, u64), Option<Vec<u8>>>,
     pub snapshots: HashMap<Vec<u8>, bool>,
     /// The views (urls, sources) hold nothing but what this transaction wrote.
@@ -58,6 +65,12 @@ pub struct Known {
     /// when it was empty: no source above it exists but those the transaction wrote (which
     /// `sources` holds), so a lookup of a new id needs no read.
     pub top_source: Option<Option<(u64, u64)>>,
+    /// The head and the row counts the transaction's first read found, for the check
+    /// that nothing moved before its writes (`PgTables::unchanged_sql`).
+    pub first_head: Option<Vec<u8>>,
+    pub first_counts: RowCounts,
+    /// For a read: the lowest and highest id of the current epoch when it began.
+    pub bounds: Option<(u64, Option<u64>, Option<u64>)>,
 }
 
 /// What every write reads first, read in the round trip that begins it.
@@ -136,6 +149,11 @@ impl Pending {
     pub fn snapshot(&mut self, hash: &[u8], text: &[u8]) {
         self.grew(hash.len() + text.len());
         self.snapshots.insert(hash.to_vec(), text.to_vec());
+    }
+
+    /// Whether url index entries are waiting to be sent.
+    pub fn has_urls(&self) -> bool {
+        !self.urls.is_empty()
     }
 
     /// The last event written, if any is pending.

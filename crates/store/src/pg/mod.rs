@@ -1,12 +1,19 @@
 //! The PostgreSQL backend: one ledger per database, shared by processes on any number of
 //! machines.
 //!
-//! Writers take the ledger's writer lock, a session-level advisory lock (waited for at most
-//! `--wait`, through `lock_timeout`), then run their write in a SERIALIZABLE transaction
-//! with `synchronous_commit` on, so an id is on the server's disk before it is printed. A
-//! serialization failure or a deadlock is retried while the wait lasts. The lock is
-//! released with the commit, and by the server when a writer dies. Readers take no lock:
-//! a REPEATABLE READ READ ONLY transaction is their consistent snapshot.
+//! A write is optimistic: one query reads what it needs (the chain head, the tally, the
+//! url index entries it will look up: `tables::start_sql`), without any lock; the write
+//! is computed from that; then ONE batch takes the ledger's writer lock, a
+//! transaction-level advisory lock (waited for at most `--wait`, through `lock_timeout`),
+//! checks that the head and the row counts are still those read, appends, and commits
+//! with `synchronous_commit` on, so an id is on the server's disk before it is printed.
+//! The lock is held for the server's own time on that batch, never across a round trip,
+//! and it cannot outlive the transaction. When another writer committed in between, the
+//! check fails and the write is done again from a fresh read, this time under the lock
+//! taken first (so it cannot lose again); so are bulk writes and maintenance, whose writes
+//! do not fit one message. A write that changes nothing (an add of a known URL) takes no
+//! lock and sends nothing after its read. Readers take no lock: a REPEATABLE READ READ
+//! ONLY transaction is their consistent snapshot.
 //!
 //! The tables are created by the first write, under the writer lock (`schema.rs`).
 
@@ -29,7 +36,7 @@ use conn::{Client, PgError};
 use tls::TlsSettings;
 
 use super::StoreError;
-use super::backend::{Backend, LockMode, StoreResult, Tables, WriteBody};
+use super::backend::{Backend, LockMode, Prefetch, StoreResult, Tables, WriteBody};
 use super::finding::{Checked, Finding, Place};
 use tables::{PgTables, Pooled};
 
@@ -442,6 +449,7 @@ fn first_line(e: &PgError) -> String {
 pub struct PgStore {
     target: Target,
     wait: Duration,
+    mode: LockMode,
     pool: Arc<Mutex<Vec<Client>>>,
 }
 
@@ -464,12 +472,13 @@ enum Found {
 impl PgStore {
     /// Connects and makes sure the database is a cite ledger of a version this build
     /// writes, creating (or migrating) its tables under the writer lock when needed.
-    pub fn open_write(target: &Target, _mode: LockMode, wait: Duration) -> StoreResult<PgStore> {
+    pub fn open_write(target: &Target, mode: LockMode, wait: Duration) -> StoreResult<PgStore> {
         let started = Instant::now();
         let mut client = target.open_session(wait)?;
         let store = PgStore {
             target: target.clone(),
             wait,
+            mode,
             pool: Arc::new(Mutex::new(Vec::new())),
         };
         if let Found::Ledger(SCHEMA_VERSION) = store.inspect_first(&mut client)? {
@@ -492,6 +501,7 @@ impl PgStore {
         let store = PgStore {
             target: target.clone(),
             wait,
+            mode: LockMode::Write,
             pool: Arc::new(Mutex::new(Vec::new())),
         };
         match store.inspect_first(&mut client)? {
@@ -657,20 +667,39 @@ impl PgStore {
             "SET lock_timeout = {ms}; SET synchronous_commit = on; \
              SELECT pg_advisory_lock({key})"
         );
-        client.batch_execute(&sql).map_err(|e| {
-            if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) {
-                StoreError::PgBusy {
-                    at: self.target.shown.clone(),
-                    waited: self.wait,
-                    held: self
-                        .holder(client)
-                        .map(|h| format!(", held by {h}"))
-                        .unwrap_or_default(),
-                }
-            } else {
-                self.failed(&e)
+        client
+            .batch_execute(&sql)
+            .map_err(|e| self.busy_or_failed(client, &e))
+    }
+
+    /// A statement's error where it may have waited for the writer lock: the lock not
+    /// had within the wait is "busy", naming the session that holds it. A transaction the
+    /// wait was in is rolled back first, so that the holder can be read.
+    fn busy_or_failed(&self, client: &mut Client, e: &PgError) -> StoreError {
+        if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) {
+            let _ = client.batch_execute("ROLLBACK");
+            StoreError::PgBusy {
+                at: self.target.shown.clone(),
+                waited: self.wait,
+                held: self
+                    .holder(client)
+                    .map(|h| format!(", held by {h}"))
+                    .unwrap_or_default(),
             }
-        })
+        } else {
+            self.failed(e)
+        }
+    }
+
+    /// The statements that open a write transaction and take the writer lock in it,
+    /// waiting at most `wait`; the lock goes with the transaction's end.
+    fn lock_in_transaction(&self, wait: Duration) -> String {
+        let key = self.target.lock_key();
+        let ms = wait.as_millis().clamp(1, i32::MAX as u128);
+        format!(
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = {ms}; \
+             SET LOCAL synchronous_commit = on; SELECT pg_advisory_xact_lock({key});"
+        )
     }
 
     /// Who holds the writer lock, as PostgreSQL shows its session (one statement, given
@@ -717,48 +746,117 @@ impl PgStore {
             .map_err(|e| self.failed(&e))
     }
 
-    /// One attempt at a write: under the writer lock, in a SERIALIZABLE transaction.
-    fn attempt(
+    /// One attempt at a write ahead of the writer lock: a read in one round trip, the
+    /// body, then the lock, the check that nothing moved, the writes and the commit in
+    /// one more.
+    fn attempt_ahead(
         &self,
         client: &mut Client,
         wait: Duration,
+        hint: &Prefetch,
         body: &mut WriteBody<'_>,
-    ) -> Result<(), Attempt> {
+    ) -> Result<u64, Attempt> {
+        // Autocommit: one statement, one snapshot. A read the body makes later (one the
+        // hint did not name) sees a later snapshot only if another writer committed in
+        // between, and then the check under the lock fails and the write is done again.
+        // Bounded by the wait too: another session's LOCK TABLE on a cite table would
+        // hold the read without bound.
+        let ms = wait.as_millis().clamp(1, i32::MAX as u128);
+        let start = client
+            .simple_query(&format!(
+                "SET lock_timeout = {ms}; {}",
+                tables::start_sql(hint)
+            ))
+            .map_err(Attempt::from_pg)?;
+        let (changed, rows, sql) = {
+            let mut tables = PgTables::new(&mut *client, &self.target);
+            tables.run_ahead();
+            tables.start_from(&start, hint).map_err(Attempt::Failed)?;
+            let changed = body(&mut tables);
+            if tables.needs_lock() {
+                return Err(Attempt::NeedLock);
+            }
+            let changed = changed.map_err(Attempt::Failed)?;
+            let sql = format!(
+                "{} {} {} COMMIT",
+                self.lock_in_transaction(wait),
+                tables.unchanged_sql(),
+                tables.take_sql()
+            );
+            (changed, tables.rows_written(), sql)
+        };
+        if !changed {
+            return Ok(0);
+        }
+        client.batch_execute(&sql).map_err(|e| {
+            let _ = client.batch_execute("ROLLBACK");
+            match e.code() {
+                Some(&SqlState::T_R_SERIALIZATION_FAILURE) => Attempt::Moved,
+                Some(&SqlState::LOCK_NOT_AVAILABLE) => Attempt::Failed(self.busy_or_failed(client, &e)),
+                _ => Attempt::from_pg(e),
+            }
+        })?;
+        Ok(rows)
+    }
+
+    /// One attempt at a write under the writer lock taken first: the lock and the first
+    /// read in one round trip, the body (its writes sent as they grow), the rest of the
+    /// writes and the commit in one more.
+    fn attempt_locked(
+        &self,
+        client: &mut Client,
+        wait: Duration,
+        hint: &Prefetch,
+        body: &mut WriteBody<'_>,
+    ) -> Result<u64, Attempt> {
         let result = (|| {
-            self.lock(client, wait).map_err(Attempt::Failed)?;
-            // Begun after the lock (not in its batch: a multi-statement query is one
-            // transaction already), so that its snapshot sees the last writer's commit.
-            let start = client
-                .simple_query(tables::BEGIN_WRITE)
-                .map_err(Attempt::from_pg)?;
+            let sql = format!(
+                "{} {}",
+                self.lock_in_transaction(wait),
+                tables::start_sql(hint)
+            );
+            let start = client.simple_query(&sql).map_err(|e| {
+                if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) {
+                    Attempt::Failed(self.busy_or_failed(client, &e))
+                } else {
+                    Attempt::from_pg(e)
+                }
+            })?;
             let (changed, rows, writes) = {
                 let mut tables = PgTables::new(&mut *client, &self.target);
-                tables.start_from(&start).map_err(Attempt::Failed)?;
+                tables.start_from(&start, hint).map_err(Attempt::Failed)?;
                 let changed = body(&mut tables).map_err(Attempt::Failed)?;
                 (changed, tables.rows_written(), tables.take_sql())
             };
-            // The writes still pending, the commit and the unlock: one round trip. A
-            // write that fails there fails the commit with it.
+            // The writes still pending and the commit: one round trip. A write that fails
+            // there fails the commit with it.
             let end = if changed {
                 format!("{writes} COMMIT")
             } else {
                 "ROLLBACK".to_string()
             };
-            client
-                .batch_execute(&format!(
-                    "{end}; SELECT pg_advisory_unlock({})",
-                    self.target.lock_key()
-                ))
-                .map_err(Attempt::from_pg)?;
+            client.batch_execute(&end).map_err(Attempt::from_pg)?;
             Ok(rows)
         })();
-        let rows = match result {
-            Ok(rows) => rows,
-            Err(e) => {
-                // Whatever failed, leave no transaction open and no lock held.
-                let _ = client.batch_execute("ROLLBACK; SELECT pg_advisory_unlock_all()");
-                return Err(e);
-            }
+        if result.is_err() {
+            // Whatever failed, leave no transaction open (and so no lock held).
+            let _ = client.batch_execute("ROLLBACK");
+        }
+        result
+    }
+
+    /// One attempt, ahead of the lock or under it; statistics after a bulk write.
+    fn attempt(
+        &self,
+        client: &mut Client,
+        wait: Duration,
+        locked: bool,
+        hint: &Prefetch,
+        body: &mut WriteBody<'_>,
+    ) -> Result<(), Attempt> {
+        let rows = match locked {
+            true => self.attempt_locked(client, wait, hint, body)?,
+            false => self.attempt_ahead(client, wait, hint, body)?,
         };
         // The planner needs statistics to use the indexes of tables filled in one go (a
         // copy, a rebuild, an import); PostgreSQL would gather them only later.
@@ -773,6 +871,10 @@ impl PgStore {
 enum Attempt {
     /// A conflict PostgreSQL asks to retry.
     Retry(PgError),
+    /// Another writer committed between the read and the lock: done again, under it.
+    Moved,
+    /// The body needed its writes sent before the lock was taken: done again, under it.
+    NeedLock,
     Failed(StoreError),
     Driver(PgError),
 }
@@ -793,25 +895,47 @@ impl Backend for PgStore {
         self.target.shown.clone()
     }
 
+    fn share(&self) -> Option<Box<dyn Backend>> {
+        Some(Box::new(PgStore {
+            target: self.target.clone(),
+            wait: self.wait,
+            mode: self.mode,
+            pool: self.pool.clone(),
+        }))
+    }
+
     fn read(&self) -> StoreResult<Box<dyn Tables>> {
         let mut client = self.take()?;
-        client
-            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        let answer = client
+            .simple_query(&tables::begin_read_sql())
             .map_err(|e| self.failed(&e))?;
         let pooled = Pooled::new(client, self.pool.clone());
-        Ok(Box::new(PgTables::new(pooled, &self.target)))
+        let mut tables = PgTables::new(pooled, &self.target);
+        tables.read_from(&answer)?;
+        Ok(Box::new(tables))
     }
 
     fn write(&self, wait: Duration, body: &mut WriteBody<'_>) -> StoreResult<()> {
+        self.write_prefetched(wait, &Prefetch::default(), body)
+    }
+
+    fn write_prefetched(
+        &self,
+        wait: Duration,
+        hint: &Prefetch,
+        body: &mut WriteBody<'_>,
+    ) -> StoreResult<()> {
         let deadline = Instant::now() + wait;
         let mut client = self.take()?;
+        let mut locked = hint.bulk || self.mode == LockMode::Maintenance;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.attempt(&mut client, left, body) {
+            match self.attempt(&mut client, left, locked, hint, body) {
                 Ok(()) => {
                     self.give_back(client);
                     return Ok(());
                 }
+                Err(Attempt::Moved) | Err(Attempt::NeedLock) => locked = true,
                 Err(Attempt::Retry(e)) => {
                     if Instant::now() >= deadline {
                         return Err(self.failed(&e));

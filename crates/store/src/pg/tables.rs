@@ -4,7 +4,7 @@
 //! prepared statement to keep.
 
 use std::borrow::BorrowMut;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::{Arc, Mutex};
 
 use postgres::types::{ToSql, Type};
@@ -14,7 +14,7 @@ use super::Target;
 use super::buffer::{Known, Pending, Start};
 use super::conn::Client;
 use crate::StoreError;
-use crate::backend::{Key3, RowCounts, SourcePage, StoreResult, Tables, TablesMut};
+use crate::backend::{Key3, Prefetch, RowCounts, SourcePage, StoreResult, Tables, TablesMut};
 
 /// A connection lent to a read transaction, given back to its store when dropped.
 pub struct Pooled {
@@ -64,6 +64,12 @@ pub struct PgTables<C: BorrowMut<Client>> {
     target: Target,
     pending: RefCell<Pending>,
     known: RefCell<Known>,
+    /// The transaction runs ahead of the writer lock (`mod.rs`: an optimistic write): its
+    /// writes can only go in the batch that takes the lock, so a read that would need
+    /// them sent first ends the attempt, which is run again under the lock.
+    ahead: bool,
+    /// An attempt ahead of the lock met such a read.
+    needs_lock: Cell<bool>,
 }
 
 type Param<'a> = (&'a (dyn ToSql + Sync), Type);
@@ -89,7 +95,43 @@ impl<C: BorrowMut<Client>> PgTables<C> {
             target: target.clone(),
             pending: RefCell::new(Pending::default()),
             known: RefCell::new(Known::default()),
+            ahead: false,
+            needs_lock: Cell::new(false),
         }
+    }
+
+    /// Runs this transaction ahead of the writer lock (see the `ahead` field).
+    pub fn run_ahead(&mut self) {
+        self.ahead = true;
+    }
+
+    /// Whether the attempt ahead of the lock must be run again under it.
+    pub fn needs_lock(&self) -> bool {
+        self.needs_lock.get()
+    }
+
+    /// The check that the ledger is as this transaction's first read found it: the head
+    /// of the log and the row counts. Run under the writer lock, before the writes of a
+    /// transaction that ran ahead of it; raises a serialization failure when another
+    /// writer committed since, so the write is done again from a fresh read.
+    pub fn unchanged_sql(&self) -> String {
+        let known = self.known.borrow();
+        let head = match &known.first_head {
+            Some(bytes) => hex_literal(bytes),
+            None => "NULL::bytea".to_string(),
+        };
+        let c = known.first_counts;
+        format!(
+            "DO $cite$ BEGIN IF (SELECT value FROM cite_meta WHERE key = {key}) \
+             IS DISTINCT FROM {head} OR (SELECT string_agg(name || '=' || n, ',' ORDER BY name) \
+             FROM cite_counts) IS DISTINCT FROM 'quotes={},sources={},urls={}' THEN \
+             RAISE EXCEPTION '{MOVED}' USING ERRCODE = 'serialization_failure'; \
+             END IF; END $cite$;",
+            c.quotes,
+            c.sources,
+            c.urls,
+            key = hex_literal(crate::tables::META_HEAD.as_bytes()),
+        )
     }
 
     /// How many rows this transaction put.
@@ -102,8 +144,18 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         self.pending.borrow_mut().take_sql()
     }
 
+    /// A read that must see this transaction's writes: they are sent first.
     fn query(&self, sql: &str, params: &[Param<'_>]) -> StoreResult<Vec<Row>> {
         self.flush()?;
+        self.point(sql, params)
+    }
+
+    /// A read of keys whose writes by this transaction `known` holds (urls, sources,
+    /// snapshots, meta): the server's answer is right for every other key, so nothing
+    /// pending needs sending first. (Sending it would also rewrite the `cite_counts` rows
+    /// once per read: a row updated n times in one transaction leaves n versions that
+    /// every later update walks, which made a large ingest quadratic.)
+    fn point(&self, sql: &str, params: &[Param<'_>]) -> StoreResult<Vec<Row>> {
         let mut client = self.client.borrow_mut();
         let client: &mut Client = (*client).borrow_mut();
         client
@@ -117,6 +169,15 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         params: &[Param<'_>],
     ) -> StoreResult<Option<T>> {
         Ok(self.query(sql, params)?.first().map(|r| r.get(0)))
+    }
+
+    /// [`PgTables::one`] for a [`PgTables::point`] read.
+    fn one_point<T: for<'a> postgres::types::FromSql<'a>>(
+        &self,
+        sql: &str,
+        params: &[Param<'_>],
+    ) -> StoreResult<Option<T>> {
+        Ok(self.point(sql, params)?.first().map(|r| r.get(0)))
     }
 
     /// Runs `sql`, a page of a table keyed (epoch, id, n): `$1..$3` the key to start
@@ -139,6 +200,10 @@ impl<C: BorrowMut<Client>> PgTables<C> {
         if self.pending.borrow().is_empty() {
             return Ok(());
         }
+        if self.ahead {
+            self.needs_lock.set(true);
+            return Err(StoreError::Abandoned);
+        }
         let sql = self.pending.borrow_mut().take_sql();
         self.batch(&sql)
     }
@@ -151,8 +216,12 @@ impl<C: BorrowMut<Client>> PgTables<C> {
             .map_err(|e| self.target.failed(&e))
     }
 
-    /// Takes in what the query [`BEGIN_WRITE`] answered, as what this transaction knows.
-    pub fn start_from(&mut self, answer: &[SimpleQueryMessage]) -> StoreResult<()> {
+    /// Takes in what the query [`start_sql`] answered, as what this transaction knows.
+    pub fn start_from(
+        &mut self,
+        answer: &[SimpleQueryMessage],
+        hint: &Prefetch,
+    ) -> StoreResult<()> {
         let bad = |what: &str| StoreError::CorruptedEntry {
             what: format!("the first read of a write ({what})"),
             reason: "PostgreSQL answered something cite cannot read".into(),
@@ -162,11 +231,20 @@ impl<C: BorrowMut<Client>> PgTables<C> {
             last_record: None,
         };
         let mut top_source = None;
+        let mut epoch = None;
+        let mut points: Vec<(Vec<u8>, u64)> = Vec::new();
+        let mut rows: Vec<(u64, Vec<u8>)> = Vec::new();
+        let mut ranges: Vec<Vec<(Vec<u8>, u64)>> = vec![Vec::new(); hint.ranges.len()];
         let mut known = self.known.borrow_mut();
         for message in answer {
+            // Rows of other statements in the same query (the writer lock's) are not
+            // this query's three columns.
             let SimpleQueryMessage::Row(row) = message else {
                 continue;
             };
+            if row.len() != 3 {
+                continue;
+            }
             let (Some(kind), Some(a), Some(b)) = (row.get(0), row.get(1), row.get(2)) else {
                 return Err(bad("a null"));
             };
@@ -188,12 +266,88 @@ impl<C: BorrowMut<Client>> PgTables<C> {
                     start.last_record = Some((number(a)?, record));
                 }
                 "s" => top_source = Some((number(a)?, number(b)?)),
+                "E" => epoch = Some(number(a)?),
+                "S" => rows.push((number(a)?, unhex(b).ok_or_else(|| bad("a source row"))?)),
+                "u" => points.push((unhex(a).ok_or_else(|| bad("a url"))?, number(b)?)),
+                "r" => {
+                    let i = number(a)?.checked_sub(1).ok_or_else(|| bad("a range"))?;
+                    let (url, id) = b.split_once(' ').ok_or_else(|| bad("a range entry"))?;
+                    let url = unhex(url).ok_or_else(|| bad("a url"))?;
+                    usize::try_from(i)
+                        .ok()
+                        .and_then(|i| ranges.get_mut(i))
+                        .ok_or_else(|| bad("a range"))?
+                        .push((url, number(id)?));
+                }
+                _ => return Err(bad("a row kind")),
+            }
+        }
+        if let Some(epoch) = epoch {
+            // Every key asked for is known now: found, or known to be missing.
+            for url in &hint.urls {
+                known.urls.insert((epoch, url.as_bytes().to_vec()), None);
+            }
+            for (url, id) in points {
+                known.urls.insert((epoch, url), Some(id));
+            }
+            // The rows of the sources found: a URL added again reads its row.
+            for (id, row) in rows {
+                known.sources.insert((epoch, id), Some(row));
+            }
+            for (after, mut entries) in hint.ranges.iter().zip(ranges) {
+                entries.sort();
+                known.url_ranges.insert(
+                    (epoch, after.as_bytes().to_vec()),
+                    (hint.range_limit, entries),
+                );
+            }
+        }
+        known.first_head = known
+            .meta
+            .get(crate::tables::META_HEAD.as_bytes())
+            .cloned()
+            .flatten();
+        known.first_counts = start.counts;
+        known.meta_complete = true;
+        known.top_source = Some(top_source);
+        known.start = Some(start);
+        Ok(())
+    }
+
+    /// Takes in what [`begin_read_sql`] answered: the meta table and the current epoch's
+    /// lowest and highest id.
+    pub fn read_from(&mut self, answer: &[SimpleQueryMessage]) -> StoreResult<()> {
+        let bad = |what: &str| StoreError::CorruptedEntry {
+            what: format!("the first read of a snapshot ({what})"),
+            reason: "PostgreSQL answered something cite cannot read".into(),
+        };
+        let mut known = self.known.borrow_mut();
+        for message in answer {
+            let SimpleQueryMessage::Row(row) = message else {
+                continue;
+            };
+            let (Some(kind), Some(a), Some(b)) = (row.get(0), row.get(1), row.get(2)) else {
+                return Err(bad("a null"));
+            };
+            match kind {
+                "m" => {
+                    let key = unhex(a).ok_or_else(|| bad("a meta key"))?;
+                    let value = unhex(b).ok_or_else(|| bad("a meta value"))?;
+                    known.meta.insert(key, Some(value));
+                }
+                "b" => {
+                    let epoch = a.parse::<u64>().map_err(|_| bad("an epoch"))?;
+                    let (lo, hi) = b.split_once(' ').ok_or_else(|| bad("the ids"))?;
+                    let id = |s: &str| match s {
+                        "" => Ok(None),
+                        s => s.parse::<u64>().map(Some).map_err(|_| bad("an id")),
+                    };
+                    known.bounds = Some((epoch, id(lo)?, id(hi)?));
+                }
                 _ => return Err(bad("a row kind")),
             }
         }
         known.meta_complete = true;
-        known.top_source = Some(top_source);
-        known.start = Some(start);
         Ok(())
     }
 
@@ -211,7 +365,7 @@ impl<C: BorrowMut<Client>> PgTables<C> {
     /// Loads every meta entry the transaction has not written into what it knows (the
     /// meta table is a handful of rows: one read answers every later lookup).
     fn load_meta(&self) -> StoreResult<()> {
-        let rows = self.query("SELECT key, value FROM cite_meta", &[])?;
+        let rows = self.point("SELECT key, value FROM cite_meta", &[])?;
         let mut known = self.known.borrow_mut();
         for r in rows {
             known.meta.entry(r.get(0)).or_insert(Some(r.get(1)));
@@ -221,18 +375,90 @@ impl<C: BorrowMut<Client>> PgTables<C> {
     }
 }
 
-/// Begins a write transaction and reads, in the same round trip, what every write reads
-/// first: the meta table, the row counts, the last record and the highest source key
-/// (text, bytes in hex: one simple query). The snapshot is taken by the SELECT, after the
-/// writer lock was taken, so it sees the last writer's commit. The ORDER BYs name their
-/// table: a bare `seq` would be the text column of the output, and sort 9 after 10.
-pub const BEGIN_WRITE: &str = "BEGIN ISOLATION LEVEL SERIALIZABLE; \
-    SELECT 'm', encode(key, 'hex'), encode(value, 'hex') FROM cite_meta \
-    UNION ALL SELECT 'c', name, n::text FROM cite_counts \
-    UNION ALL (SELECT 'e', seq::text, encode(record, 'hex') FROM cite_events \
-               ORDER BY cite_events.seq DESC LIMIT 1) \
-    UNION ALL (SELECT 's', epoch::text, id::text FROM cite_sources \
-               ORDER BY cite_sources.epoch DESC, cite_sources.id DESC LIMIT 1)";
+/// Begins a read: a REPEATABLE READ READ ONLY transaction whose snapshot is taken by the
+/// query in the same message, which reads what every read reads first (the meta table:
+/// the epoch, the head, the counters) and the current epoch's lowest and highest id.
+pub fn begin_read_sql() -> String {
+    format!(
+        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; \
+         WITH e AS (SELECT {EPOCH} AS epoch) \
+         SELECT 'm', encode(key, 'hex'), encode(value, 'hex') FROM cite_meta \
+         UNION ALL SELECT 'b', e.epoch::text, \
+           coalesce((SELECT min(s.id) FROM cite_sources s WHERE s.epoch = e.epoch)::text, '') \
+           || ' ' || \
+           coalesce((SELECT max(s.id) FROM cite_sources s WHERE s.epoch = e.epoch)::text, '') \
+         FROM e"
+    )
+}
+
+/// The message of the serialization failure [`PgTables::unchanged_sql`] raises.
+pub const MOVED: &str = "cite: another writer committed since this write read the ledger";
+
+/// The current epoch, as the log's tally holds it (its first 8 bytes, little-endian; the
+/// first epoch where there is no tally yet). Epochs past 2^32 do not occur.
+const EPOCH: &str = "COALESCE((SELECT get_byte(value, 0)::bigint + get_byte(value, 1)::bigint * 256 \
+     + get_byte(value, 2)::bigint * 65536 + get_byte(value, 3)::bigint * 16777216 \
+     FROM cite_meta WHERE key = '\\x74616c6c79'::bytea AND length(value) = 24), 1)";
+
+/// One query that reads what every write reads first: the meta table, the row counts,
+/// the last record and the highest source key, and what `hint` names (text, bytes in hex:
+/// one simple query, one snapshot). The ORDER BYs name their table: a bare `seq` would be
+/// the text column of the output, and sort 9 after 10.
+pub fn start_sql(hint: &Prefetch) -> String {
+    let mut sql = format!(
+        "WITH e AS (SELECT {EPOCH} AS epoch) \
+         SELECT 'm', encode(key, 'hex'), encode(value, 'hex') FROM cite_meta \
+         UNION ALL SELECT 'c', name, n::text FROM cite_counts \
+         UNION ALL (SELECT 'e', seq::text, encode(record, 'hex') FROM cite_events \
+                    ORDER BY cite_events.seq DESC LIMIT 1) \
+         UNION ALL (SELECT 's', epoch::text, id::text FROM cite_sources \
+                    ORDER BY cite_sources.epoch DESC, cite_sources.id DESC LIMIT 1) \
+         UNION ALL SELECT 'E', epoch::text, '' FROM e"
+    );
+    if !hint.urls.is_empty() {
+        let keys: Vec<String> = hint
+            .urls
+            .iter()
+            .map(|u| hex_literal(u.as_bytes()))
+            .collect();
+        sql.push_str(&format!(
+            " UNION ALL SELECT 'u', encode(u.url, 'hex'), u.id::text FROM cite_urls u, e \
+             WHERE u.epoch = e.epoch AND u.url = ANY(ARRAY[{k}]) \
+             UNION ALL SELECT 'S', s.id::text, encode(s.row, 'hex') \
+             FROM cite_urls u JOIN e ON u.epoch = e.epoch \
+             JOIN cite_sources s ON s.epoch = u.epoch AND s.id = u.id \
+             WHERE u.url = ANY(ARRAY[{k}])",
+            k = keys.join(", ")
+        ));
+    }
+    if !hint.ranges.is_empty() {
+        let keys: Vec<String> = hint
+            .ranges
+            .iter()
+            .map(|u| hex_literal(u.as_bytes()))
+            .collect();
+        sql.push_str(&format!(
+            " UNION ALL SELECT 'r', q.i::text, encode(x.url, 'hex') || ' ' || x.id::text \
+             FROM e CROSS JOIN unnest(ARRAY[{}]) WITH ORDINALITY AS q(after, i) \
+             CROSS JOIN LATERAL (SELECT c.url, c.id FROM cite_urls c \
+               WHERE c.epoch = e.epoch AND c.url > q.after ORDER BY c.url LIMIT {}) x",
+            keys.join(", "),
+            hint.range_limit
+        ));
+    }
+    sql
+}
+
+/// Bytes as a bytea literal: hex digits only, so nothing from outside is spliced in.
+fn hex_literal(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2 + 12);
+    s.push_str("'\\x");
+    for b in bytes {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s.push_str("'::bytea");
+    s
+}
 
 /// Bytes from PostgreSQL's hex text (`encode(…, 'hex')`).
 fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -290,7 +516,7 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
             }
         }
         let id = self
-            .one::<i64>(
+            .one_point::<i64>(
                 "SELECT id FROM cite_urls WHERE epoch = $1 AND url = $2",
                 &[(&big(epoch), Type::INT8), (&key.1, Type::BYTEA)],
             )?
@@ -304,6 +530,27 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
         after: Option<(u64, &str)>,
         n: usize,
     ) -> StoreResult<Vec<((u64, String), u64)>> {
+        if let Some((epoch, url)) = after
+            && let Some((read, entries)) = self
+                .known
+                .borrow()
+                .url_ranges
+                .get(&(epoch, url.as_bytes().to_vec()))
+            && n <= *read
+        {
+            return entries
+                .iter()
+                .take(n)
+                .map(|(url, id)| {
+                    let url =
+                        String::from_utf8(url.clone()).map_err(|_| StoreError::CorruptedEntry {
+                            what: "a url of cite_urls".into(),
+                            reason: "not UTF-8".into(),
+                        })?;
+                    Ok(((epoch, url), *id))
+                })
+                .collect();
+        }
         let rows = match after {
             None => self.query(
                 "SELECT epoch, url, id FROM cite_urls ORDER BY epoch, url LIMIT $1",
@@ -343,7 +590,7 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
                 return Ok(None);
             }
         }
-        let row: Option<Vec<u8>> = self.one(
+        let row: Option<Vec<u8>> = self.one_point(
             "SELECT row FROM cite_sources WHERE epoch = $1 AND id = $2",
             &[(&big(epoch), Type::INT8), (&big(id), Type::INT8)],
         )?;
@@ -388,6 +635,11 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
 
     fn last_source(&self, epoch: u64) -> StoreResult<Option<u64>> {
         let known = self.known.borrow();
+        if let Some((e, _, hi)) = known.bounds
+            && e == epoch
+        {
+            return Ok(hi);
+        }
         if let (Some(_), Some(top)) = (&known.start, known.top_source) {
             match top {
                 None => return Ok(None),
@@ -407,6 +659,11 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
     }
 
     fn first_source(&self, epoch: u64) -> StoreResult<Option<u64>> {
+        if let Some((e, lo, _)) = self.known.borrow().bounds
+            && e == epoch
+        {
+            return Ok(lo);
+        }
         Ok(self
             .one::<Option<i64>>(
                 "SELECT min(id) FROM cite_sources WHERE epoch = $1",
@@ -494,7 +751,7 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
             return Ok(*stored);
         }
         let stored = self
-            .one::<i32>(
+            .one_point::<i32>(
                 "SELECT 1 FROM cite_snapshots WHERE hash = $1",
                 &[(&hash, Type::BYTEA)],
             )?
@@ -517,6 +774,118 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
             &[(&after, Type::BYTEA), (&limit(n), Type::INT8)],
         )?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn prefetch_urls(&self, epoch: u64, hint: &Prefetch) -> StoreResult<()> {
+        let (points, ranges) = {
+            let known = self.known.borrow();
+            let mut points: Vec<&[u8]> = hint
+                .urls
+                .iter()
+                .map(|u| u.as_bytes())
+                .filter(|u| !known.urls.contains_key(&(epoch, u.to_vec())))
+                .collect();
+            points.sort_unstable();
+            points.dedup();
+            // A range read now would miss the url entries this transaction has not sent.
+            let mut ranges: Vec<&[u8]> = match self.pending.borrow().has_urls() {
+                true => Vec::new(),
+                false => hint
+                    .ranges
+                    .iter()
+                    .map(|u| u.as_bytes())
+                    .filter(|u| {
+                        known
+                            .url_ranges
+                            .get(&(epoch, u.to_vec()))
+                            .is_none_or(|(n, _)| *n < hint.range_limit)
+                    })
+                    .collect(),
+            };
+            ranges.sort_unstable();
+            ranges.dedup();
+            (points, ranges)
+        };
+        if points.is_empty() && ranges.is_empty() {
+            return Ok(());
+        }
+        let rows = self.point(
+            "SELECT 'u', 0::bigint, u.url, u.id FROM cite_urls u \
+             WHERE u.epoch = $1 AND u.url = ANY($2) \
+             UNION ALL SELECT 's', s.id, s.row, 0::bigint FROM cite_urls u \
+             JOIN cite_sources s ON s.epoch = u.epoch AND s.id = u.id \
+             WHERE u.epoch = $1 AND u.url = ANY($2) \
+             UNION ALL SELECT 'r', q.i, x.url, x.id \
+             FROM unnest($3::bytea[]) WITH ORDINALITY AS q(after, i) \
+             CROSS JOIN LATERAL (SELECT c.url, c.id FROM cite_urls c \
+               WHERE c.epoch = $1 AND c.url > q.after ORDER BY c.url LIMIT $4) x",
+            &[
+                (&big(epoch), Type::INT8),
+                (&points, Type::BYTEA_ARRAY),
+                (&ranges, Type::BYTEA_ARRAY),
+                (&limit(hint.range_limit), Type::INT8),
+            ],
+        )?;
+        let mut found: Vec<Vec<(Vec<u8>, u64)>> = vec![Vec::new(); ranges.len()];
+        let mut known = self.known.borrow_mut();
+        for url in &points {
+            known.urls.insert((epoch, url.to_vec()), None);
+        }
+        for r in rows {
+            let kind: &str = r.get(0);
+            let url: Vec<u8> = r.get(2);
+            let id = unbig(r.get(3));
+            match kind {
+                "u" => {
+                    known.urls.insert((epoch, url), Some(id));
+                }
+                "s" => {
+                    // What this transaction wrote stays what it knows.
+                    let id = unbig(r.get(1));
+                    known.sources.entry((epoch, id)).or_insert(Some(url));
+                }
+                _ => {
+                    let i = usize::try_from(r.get::<_, i64>(1) - 1).unwrap_or(usize::MAX);
+                    if let Some(entries) = found.get_mut(i) {
+                        entries.push((url, id));
+                    }
+                }
+            }
+        }
+        for (after, mut entries) in ranges.iter().zip(found) {
+            entries.sort();
+            known
+                .url_ranges
+                .insert((epoch, after.to_vec()), (hint.range_limit, entries));
+        }
+        Ok(())
+    }
+
+    fn prefetch_sources(&self, epoch: u64, ids: &[u64]) -> StoreResult<()> {
+        let mut wanted: Vec<i64> = {
+            let known = self.known.borrow();
+            ids.iter()
+                .filter(|&&id| !known.sources.contains_key(&(epoch, id)))
+                .map(|&id| big(id))
+                .collect()
+        };
+        wanted.sort_unstable();
+        wanted.dedup();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let rows = self.point(
+            "SELECT id, row FROM cite_sources WHERE epoch = $1 AND id = ANY($2)",
+            &[(&big(epoch), Type::INT8), (&wanted, Type::INT8_ARRAY)],
+        )?;
+        let mut known = self.known.borrow_mut();
+        for id in wanted {
+            known.sources.insert((epoch, unbig(id)), None);
+        }
+        for (id, row) in pairs(rows) {
+            known.sources.insert((epoch, id), Some(row));
+        }
+        Ok(())
     }
 
     fn row_counts(&self) -> StoreResult<RowCounts> {
@@ -561,6 +930,8 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
             .borrow_mut()
             .urls
             .insert((epoch, url.as_bytes().to_vec()), Some(id));
+        // A range read ahead may hold the place of this url: read it again if asked.
+        self.known.borrow_mut().url_ranges.clear();
         self.put(|p| p.url(epoch, url.as_bytes(), id))
     }
 
@@ -633,6 +1004,7 @@ impl<C: BorrowMut<Client>> TablesMut for PgTables<C> {
             known.meta.insert(key, None);
         }
         known.urls.clear();
+        known.url_ranges.clear();
         known.sources.clear();
         known.views_empty = true;
         known.start = None;
