@@ -4,6 +4,7 @@
 //! Line formats follow `sources.py` where it has them, since tools match on them.
 
 pub mod sources;
+pub mod report;
 pub mod verify;
 
 use std::io::{self, Write};
