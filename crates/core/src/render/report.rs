@@ -460,6 +460,7 @@ fn body_html(
         in_link: 0,
         link_open: Vec::new(),
         image: Vec::new(),
+        shown: None,
     };
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
@@ -543,6 +544,8 @@ struct Weave<'w, 'a> {
     in_link: usize,
     link_open: Vec<bool>,
     image: Vec<String>,
+    /// The last marker put out.
+    shown: Option<usize>,
 }
 
 impl Weave<'_, '_> {
@@ -589,7 +592,9 @@ impl Weave<'_, '_> {
                 && m.start <= p
             {
                 self.badges_before(p + 1);
-                if m.start == p || p == range.start {
+                // The parser cuts `[1]` into `[`, `1`, `]`: the link goes out once.
+                if self.shown != Some(self.mi) {
+                    self.shown = Some(self.mi);
                     self.mark(self.mi);
                 }
                 p = m.end.min(range.end);
