@@ -90,7 +90,6 @@ mod compat;
 mod concurrency;
 #[path = "it/convert.rs"]
 mod convert;
-mod report;
 #[path = "it/corrections.rs"]
 mod corrections;
 #[path = "it/crash.rs"]
@@ -137,6 +136,8 @@ mod prop_url;
 mod reader;
 #[path = "it/rebuild.rs"]
 mod rebuild;
+#[path = "it/report.rs"]
+mod report;
 #[path = "it/skill.rs"]
 mod skill;
 #[path = "it/support.rs"]

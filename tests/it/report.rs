@@ -16,7 +16,14 @@ fn showcase() -> (Sandbox, std::path::PathBuf) {
     let sb = Sandbox::new();
     let page = sb.file("page.md", PAGE);
     let page = page.to_str().unwrap();
-    sb.ok(&["add", "https://physics.example.org/ice", "--title", "Ice & water", "--snapshot", page]);
+    sb.ok(&[
+        "add",
+        "https://physics.example.org/ice",
+        "--title",
+        "Ice & water",
+        "--snapshot",
+        page,
+    ]);
     sb.ok(&[
         "add",
         "https://evil.example.org/x?a=1&b=\"><script>alert(1)</script>",
@@ -24,7 +31,14 @@ fn showcase() -> (Sandbox, std::path::PathBuf) {
         "<script>alert('title')</script>",
     ]);
     sb.ok(&["add", "https://chem.example.edu/notes", "--title", "Notes"]);
-    sb.ok(&["quote", "1", "--text", "Ice is therefore about 9% less dense", "--from", page]);
+    sb.ok(&[
+        "quote",
+        "1",
+        "--text",
+        "Ice is therefore about 9% less dense",
+        "--from",
+        page,
+    ]);
     let draft = "# Report <b>bold</b>\n\n\
 Ice is about 9% less dense than water.[1] The survey counted 1,500 lakes in 2024.[1] \
 Hydrogen bonds hold the lattice open.[3] A made-up claim cites a source nobody registered.[9] \
@@ -51,7 +65,12 @@ fn attrs<'h>(html: &'h str, attr: &str) -> Vec<&'h str> {
 fn the_report_marks_every_sentence_and_links_every_citation_to_its_card() {
     let (sb, draft) = showcase();
     let out = sb.path().join("report.html");
-    let r = sb.run(&["report", draft.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let r = sb.run(&[
+        "report",
+        draft.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     // verify fails this draft ([9], a figure not on the page): the report is still
     // written, exit 0, and says so.
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -60,7 +79,15 @@ fn the_report_marks_every_sentence_and_links_every_citation_to_its_card() {
 
     // Every status of the example, on its sentence.
     let statuses: BTreeSet<&str> = attrs(&html, "data-status").into_iter().collect();
-    for s in ["supported", "cited", "tool", "policy", "unverified", "none", "failing"] {
+    for s in [
+        "supported",
+        "cited",
+        "tool",
+        "policy",
+        "unverified",
+        "none",
+        "failing",
+    ] {
         assert!(statuses.contains(s), "no {s} sentence: {statuses:?}");
     }
     // Every citation link lands on a card that exists; every cited id has one.
@@ -70,12 +97,21 @@ fn the_report_marks_every_sentence_and_links_every_citation_to_its_card() {
         .filter(|h| h.starts_with('#'))
         .collect();
     for t in &targets {
-        assert!(ids.contains(&t[1..]), "a link to {t}, which is not on the page");
+        assert!(
+            ids.contains(&t[1..]),
+            "a link to {t}, which is not on the page"
+        );
     }
     for id in [1, 2, 3, 9] {
-        assert!(targets.contains(&format!("#source-{id}").as_str()), "[{id}] links nowhere");
+        assert!(
+            targets.contains(&format!("#source-{id}").as_str()),
+            "[{id}] links nowhere"
+        );
     }
-    assert!(html.contains("not in the ledger"), "[9]'s card says it is missing");
+    assert!(
+        html.contains("not in the ledger"),
+        "[9]'s card says it is missing"
+    );
     // The quote in its page's words, highlighted, and the page's hash.
     assert!(
         html.contains("Water is unusual. <mark>Ice is therefore about 9% less dense</mark> than"),
@@ -85,7 +121,11 @@ fn the_report_marks_every_sentence_and_links_every_citation_to_its_card() {
     // Who registered it (no actor set: the command line and time).
     assert!(html.contains("registered</dt>"));
     // The findings link to their sentences.
-    assert!(html.contains("figure \"1,500\"") || html.contains("figure &quot;1,500&quot;") || html.contains("1,500"));
+    assert!(
+        html.contains("figure \"1,500\"")
+            || html.contains("figure &quot;1,500&quot;")
+            || html.contains("1,500")
+    );
 }
 
 #[test]
@@ -122,7 +162,11 @@ fn report_refuses_a_missing_draft_and_writing_over_the_draft_or_ledger() {
     let (sb, draft) = showcase();
     let r = sb.run(&["report", "no-such.md", "-o", "x.html"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("no such draft: no-such.md"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no such draft: no-such.md"),
+        "{}",
+        r.stderr
+    );
     let d = draft.to_str().unwrap();
     let r = sb.run(&["report", d, "-o", d]);
     assert_eq!(r.code, 2);
@@ -133,7 +177,11 @@ fn report_refuses_a_missing_draft_and_writing_over_the_draft_or_ledger() {
     let r = sb.run(&["report", d, "--min-coverage", "2"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     // The draft was left as it was.
-    assert!(std::fs::read_to_string(&draft).unwrap().starts_with("# Report"));
+    assert!(
+        std::fs::read_to_string(&draft)
+            .unwrap()
+            .starts_with("# Report")
+    );
 }
 
 #[test]
@@ -158,7 +206,12 @@ fn chromium_shows_the_report() {
     }
     let (sb, draft) = showcase();
     let out = sb.path().join("report.html");
-    sb.ok(&["report", draft.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    sb.ok(&[
+        "report",
+        draft.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     let url = format!("file://{}", out.display());
     let chromium = |extra: &[&str]| {
         let mut cmd = std::process::Command::new("chromium");
@@ -169,14 +222,28 @@ fn chromium_shows_the_report() {
             "--no-first-run",
             "--disable-background-networking",
         ]);
-        cmd.arg(format!("--user-data-dir={}", sb.path().join("profile").display()));
+        cmd.arg(format!(
+            "--user-data-dir={}",
+            sb.path().join("profile").display()
+        ));
         cmd.args(extra).arg(&url);
         cmd.output().expect("run chromium")
     };
     let dom = chromium(&["--dump-dom"]);
     let dom = String::from_utf8_lossy(&dom.stdout);
-    for s in ["supported", "cited", "tool", "policy", "unverified", "none", "failing"] {
-        assert!(dom.contains(&format!("data-status=\"{s}\"")), "{s} not in the DOM");
+    for s in [
+        "supported",
+        "cited",
+        "tool",
+        "policy",
+        "unverified",
+        "none",
+        "failing",
+    ] {
+        assert!(
+            dom.contains(&format!("data-status=\"{s}\"")),
+            "{s} not in the DOM"
+        );
     }
     for id in [1, 2, 3, 9] {
         assert!(dom.contains(&format!("id=\"source-{id}\"")), "card {id}");
@@ -190,6 +257,10 @@ fn chromium_shows_the_report() {
         ]);
         let png = std::fs::read(&shot).unwrap_or_default();
         // A uniform page compresses to almost nothing; text and colour do not.
-        assert!(png.len() > 20_000, "{name} screenshot is blank ({} bytes)", png.len());
+        assert!(
+            png.len() > 20_000,
+            "{name} screenshot is blank ({} bytes)",
+            png.len()
+        );
     }
 }

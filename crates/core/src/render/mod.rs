@@ -3,8 +3,8 @@
 //! Pure functions from domain values to text; the CLI decides where the text goes.
 //! Line formats follow `sources.py` where it has them, since tools match on them.
 
-pub mod sources;
 pub mod report;
+pub mod sources;
 pub mod verify;
 
 use std::io::{self, Write};

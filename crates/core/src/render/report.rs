@@ -213,11 +213,7 @@ pub fn html(page: &Page<'_>) -> String {
             }
         }
     }
-    let previews: HashMap<u64, String> = page
-        .cards
-        .values()
-        .map(|c| (c.id, preview(c)))
-        .collect();
+    let previews: HashMap<u64, String> = page.cards.values().map(|c| (c.id, preview(c))).collect();
 
     let mut out = String::with_capacity(draft.len() * 2 + 16 * 1024);
     head(&mut out, page);
@@ -557,7 +553,11 @@ impl Weave<'_, '_> {
     fn badges_before(&mut self, at: usize) {
         while self.badged < self.marked.len() && self.marked[self.badged].start < at {
             let m = &self.marked[self.badged];
-            let focus = if m.why.is_empty() { "" } else { " tabindex=\"0\"" };
+            let focus = if m.why.is_empty() {
+                ""
+            } else {
+                " tabindex=\"0\""
+            };
             let badge = format!(
                 "<span class=\"badge st-{k}\" id=\"{a}\" data-status=\"{k}\"{focus} title=\"{label}{sep}{why}\"><span aria-hidden=\"true\">{icon}</span><span class=\"sr\">{label}{sep}{why}</span></span>",
                 k = m.status.key(),
@@ -640,7 +640,11 @@ impl Weave<'_, '_> {
             .find(|s| s.start <= at && at < s.end);
         match inside {
             Some(s) => {
-                let span = format!("<span class=\"s st-{}\">{}</span>", s.status.key(), esc(text));
+                let span = format!(
+                    "<span class=\"s st-{}\">{}</span>",
+                    s.status.key(),
+                    esc(text)
+                );
                 self.html(span);
             }
             None => self.html(esc(text).into_owned()),
@@ -737,7 +741,11 @@ fn preview(c: &Card) -> String {
             let _ = write!(
                 out,
                 "<b>{}</b><span class=\"pop-url\">{}</span>",
-                esc(if s.title.is_empty() { "(untitled)" } else { &s.title }),
+                esc(if s.title.is_empty() {
+                    "(untitled)"
+                } else {
+                    &s.title
+                }),
                 esc(&s.url)
             );
             for q in c.quotes.iter().take(2) {
@@ -775,12 +783,18 @@ fn cards(out: &mut String, cards: &BTreeMap<u64, Card>, cited_at: &BTreeMap<u64,
                     out,
                     "<h3 id=\"source-{id}-h\"><span class=\"id\">[{id}]</span> <span class=\"badge st-failing\" aria-hidden=\"true\">✗</span> not in the ledger</h3>\n<p>The draft cites [{id}], and the ledger's epoch has no such source{}.</p>\n",
                     c.other_epoch
-                        .map(|e| format!(" (epoch {e} has one: was the draft written before a reset?)"))
+                        .map(|e| format!(
+                            " (epoch {e} has one: was the draft written before a reset?)"
+                        ))
                         .unwrap_or_default()
                 );
             }
             Some(s) => {
-                let title = if s.title.is_empty() { "(untitled)" } else { &s.title };
+                let title = if s.title.is_empty() {
+                    "(untitled)"
+                } else {
+                    &s.title
+                };
                 let _ = write!(
                     out,
                     "<h3 id=\"source-{id}-h\"><span class=\"id\">[{id}]</span> {}</h3>\n<p class=\"link\">{}</p>\n<dl>\n<dt>accessed</dt><dd>{}</dd>\n<dt>route</dt><dd>{}</dd>\n",
@@ -804,7 +818,10 @@ fn cards(out: &mut String, cards: &BTreeMap<u64, Card>, cited_at: &BTreeMap<u64,
                         if r.command.is_empty() {
                             String::new()
                         } else {
-                            format!("with <code>{}</code>", esc(&clip(&r.command.join(" "), 300)))
+                            format!(
+                                "with <code>{}</code>",
+                                esc(&clip(&r.command.join(" "), 300))
+                            )
                         }
                     );
                 }
@@ -824,7 +841,11 @@ fn cards(out: &mut String, cards: &BTreeMap<u64, Card>, cited_at: &BTreeMap<u64,
                 if c.quotes.is_empty() {
                     out.push_str("<p class=\"noquote\">No quote attached.</p>\n");
                 } else {
-                    let _ = write!(out, "<h4>Quotes ({})</h4>\n<ol class=\"quotes\">\n", c.quotes.len());
+                    let _ = write!(
+                        out,
+                        "<h4>Quotes ({})</h4>\n<ol class=\"quotes\">\n",
+                        c.quotes.len()
+                    );
                     for q in &c.quotes {
                         let _ = write!(
                             out,
@@ -837,7 +858,10 @@ fn cards(out: &mut String, cards: &BTreeMap<u64, Card>, cited_at: &BTreeMap<u64,
                             if q.after.is_empty() { "" } else { "…" },
                             esc(&q.added),
                             match &q.page {
-                                Some(h) => format!(", found in the page text <code class=\"hash\">blake3:{}</code>", esc(&clip(h, 16))),
+                                Some(h) => format!(
+                                    ", found in the page text <code class=\"hash\">blake3:{}</code>",
+                                    esc(&clip(h, 16))
+                                ),
                                 None => ", no page text stored: shown as attached".to_string(),
                             }
                         );
@@ -876,7 +900,12 @@ pub fn esc(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// The passage of `page` around the characters `start..end` (char offsets): up to
 /// `around` characters each side, cut at a space when there is one near.
-pub fn in_context(page: &str, start: u64, end: u64, around: usize) -> Option<(String, String, String)> {
+pub fn in_context(
+    page: &str,
+    start: u64,
+    end: u64,
+    around: usize,
+) -> Option<(String, String, String)> {
     let byte_of = |char_at: u64| -> Option<usize> {
         if char_at as usize > page.len() {
             return None;
@@ -905,7 +934,10 @@ pub fn in_context(page: &str, start: u64, end: u64, around: usize) -> Option<(St
         before = &before[sp..];
     }
     let after = &page[e..];
-    let after_end = after.char_indices().nth(around).map_or(after.len(), |(b, _)| b);
+    let after_end = after
+        .char_indices()
+        .nth(around)
+        .map_or(after.len(), |(b, _)| b);
     let mut after = &after[..after_end];
     if after_end < page.len() - e
         && let Some(sp) = after.rfind(char::is_whitespace)

@@ -67,16 +67,19 @@ fn card(view: &View, id: u64) -> Result<Card> {
         });
     }
     let detail = view.detail(id)?;
-    let registered = detail.history.iter().find_map(|e| match (&e.event, &e.origin) {
-        (EventView::SourceAdded { .. } | EventView::Imported { .. }, EntryOrigin::Shown(o)) => {
-            Some(Registered {
-                time: o.time.clone(),
-                actor: o.actor.clone(),
-                command: o.command.clone(),
-            })
-        }
-        _ => None,
-    });
+    let registered = detail
+        .history
+        .iter()
+        .find_map(|e| match (&e.event, &e.origin) {
+            (EventView::SourceAdded { .. } | EventView::Imported { .. }, EntryOrigin::Shown(o)) => {
+                Some(Registered {
+                    time: o.time.clone(),
+                    actor: o.actor.clone(),
+                    command: o.command.clone(),
+                })
+            }
+            _ => None,
+        });
     let mut pages: Vec<String> = detail.snapshots.clone();
     let mut quotes = Vec::with_capacity(detail.source.quotes.len());
     // The page texts read for this card, by hash: a source's quotes mostly share one.
@@ -99,7 +102,10 @@ fn card(view: &View, id: u64) -> Result<Card> {
                 };
                 read.push((hash.clone(), text));
             }
-            let page = read.iter().find(|(h, _)| h == hash).and_then(|(_, t)| t.as_deref());
+            let page = read
+                .iter()
+                .find(|(h, _)| h == hash)
+                .and_then(|(_, t)| t.as_deref());
             if let Some((before, exact, after)) =
                 page.and_then(|p| report::in_context(p, sel.start, sel.end, CONTEXT))
             {
