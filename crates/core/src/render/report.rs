@@ -765,16 +765,16 @@ fn preview(c: &Card) -> String {
 
 /// The cards of the cited sources.
 fn cards(out: &mut String, cards: &BTreeMap<u64, Card>, cited_at: &BTreeMap<u64, Vec<&str>>) {
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<section class=\"sources\" aria-labelledby=\"sources-h\"><h2 id=\"sources-h\">Sources ({})</h2>\n",
+        "<section class=\"sources\" aria-labelledby=\"sources-h\"><h2 id=\"sources-h\">Sources ({})</h2>",
         cards.len()
     );
     for c in cards.values() {
         let id = c.id;
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<article class=\"card{}\" id=\"source-{id}\" tabindex=\"-1\" aria-labelledby=\"source-{id}-h\">\n",
+            "<article class=\"card{}\" id=\"source-{id}\" tabindex=\"-1\" aria-labelledby=\"source-{id}-h\">",
             if c.source.is_none() { " missing" } else { "" }
         );
         match &c.source {
@@ -804,12 +804,12 @@ fn cards(out: &mut String, cards: &BTreeMap<u64, Card>, cited_at: &BTreeMap<u64,
                     esc(s.via.as_deref().unwrap_or("(not recorded)"))
                 );
                 if let Some(of) = s.alias_of {
-                    let _ = write!(out, "<dt>same page as</dt><dd>[{of}]</dd>\n");
+                    let _ = writeln!(out, "<dt>same page as</dt><dd>[{of}]</dd>");
                 }
                 if let Some(r) = &c.registered {
-                    let _ = write!(
+                    let _ = writeln!(
                         out,
-                        "<dt>registered</dt><dd>{}{} <span class=\"cmd\">{}</span></dd>\n",
+                        "<dt>registered</dt><dd>{}{} <span class=\"cmd\">{}</span></dd>",
                         esc(&r.time),
                         r.actor
                             .as_deref()
@@ -847,9 +847,9 @@ fn cards(out: &mut String, cards: &BTreeMap<u64, Card>, cited_at: &BTreeMap<u64,
                         c.quotes.len()
                     );
                     for q in &c.quotes {
-                        let _ = write!(
+                        let _ = writeln!(
                             out,
-                            "<li value=\"{}\"><blockquote>{}{}<mark>{}</mark>{}{}</blockquote><p class=\"qmeta\">attached {}{}</p></li>\n",
+                            "<li value=\"{}\"><blockquote>{}{}<mark>{}</mark>{}{}</blockquote><p class=\"qmeta\">attached {}{}</p></li>",
                             q.number.max(1),
                             if q.before.is_empty() { "" } else { "…" },
                             esc(&q.before),
