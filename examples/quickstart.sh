@@ -60,6 +60,10 @@ cat "$work/draft.md"
 #    figure, date and quoted phrase of a cited sentence is on the page it cites.
 step verify "$work/draft.md" --strict --evidence --min-coverage 0.5 --support
 
+# The same verdict as a page for whoever checks the draft: sentences marked, citations
+# linked to source cards with their quotes in page context (kept as report.html here).
+step report "$work/draft.md" -o report.html
+
 printf '\n# --support catches a figure that drifted between the page and the prose:'
 text=$(<"$work/draft.md")
 printf '%s\n' "${text/"roughly nine percent"/"roughly ten percent"}" > "$work/drifted.md"

@@ -10,6 +10,8 @@
 //! - `cli_verify`: verify — stats, errors and warnings in order, markers, JSON, odd input
 //! - `convert`: issue 22 — `convert --to pandoc`, `verify` on `[@sourceN]`, the
 //!   document typeset by pandoc `--citeproc` to docx and HTML
+//! - `report`: issue 22 — `report DRAFT`: the HTML page's statuses, citation links,
+//!   cards, escaping, policy and exit codes; the page in headless Chromium
 //! - `import`: import of sources.py ledgers — ids, quotes, refusals, all-or-nothing
 //! - `export`: every export format's shape, the jsonl chain, round trip, pandoc
 //! - `bad_state`: foreign files, damaged stores, unreadable input
@@ -147,6 +149,8 @@ mod prop_url;
 mod reader;
 #[path = "it/rebuild.rs"]
 mod rebuild;
+#[path = "it/report.rs"]
+mod report;
 #[path = "it/skill.rs"]
 mod skill;
 #[path = "it/support.rs"]

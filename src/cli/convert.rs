@@ -150,7 +150,7 @@ fn refuse_clashes(
 }
 
 /// Whether `a` and `b` name one file: the same existing file, or the same path.
-fn same_path(a: &Path, b: &Path) -> bool {
+pub(super) fn same_path(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),

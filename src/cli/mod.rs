@@ -21,6 +21,7 @@ mod mcp;
 mod quote;
 mod rebuild;
 mod render;
+mod report;
 mod reset;
 mod retitle;
 mod retract;
@@ -98,6 +99,9 @@ enum Command {
     Export(export::Args),
     /// Convert a draft to a pandoc document with a CSL-JSON bibliography
     Convert(convert::Args),
+    /// Write a self-contained HTML report of a draft: sentences marked, citations linked
+    /// to source cards with their quotes in page context
+    Report(report::Args),
     /// Copy a ledger to a new file or an empty PostgreSQL database, then audit the copy
     #[command(after_help = copy::AFTER_HELP)]
     Copy(copy::Args),
@@ -290,6 +294,7 @@ fn dispatch(cli: Cli, args: &[OsString], out: &mut dyn Write) -> Result<(), CliE
         Command::Import(a) => import::run(&mut env, &a),
         Command::Export(a) => export::run(&mut env, &a),
         Command::Convert(a) => convert::run(&mut env, &a),
+        Command::Report(a) => report::run(&mut env, &a),
         Command::Completions(a) => completions::run(&mut env, &a),
         Command::Mcp(a) => mcp::run(&mut env, &a),
         Command::Hook(a) => hook::run(&mut env, &a),

@@ -51,7 +51,7 @@ use cite_ledger::{Context, Ledger};
 use files::Files;
 use tools::{
     AddParams, ExportParams, IngestParams, ListParams, Outcome, QuoteParams, RenderParams,
-    ResetParams, RetitleParams, RetractParams, ShowParams, VerifyParams,
+    ReportParams, ResetParams, RetitleParams, RetractParams, ShowParams, VerifyParams,
 };
 
 /// What the server tells the client about itself at initialization.
@@ -120,6 +120,18 @@ in PATH`); structured: {style, ids, block, rewritten}. An id the draft cites or 
 names that the ledger lacks is refused (isError, naming it: remove it or register the \
 page with `add`), as is nothing selected (no sources to render) and a draft whose block \
 cannot be placed (the file is left as it was).";
+
+const REPORT: &str = "\
+A self-contained HTML page for the person who checks a draft (an editor, a reviewer, the \
+user): the draft as a reader sees it, every sentence marked by what `verify` finds for it \
+(cited, figures found on its pages, [tool:…], [policy], [unverified], no provenance, \
+failing), every [N] a link to its source's card with a preview, and a card per cited \
+source (title, link, access date, route, who registered it and when, its quotes in their \
+page's words, the page text's hash). It loads nothing from the network. Pass the draft \
+text as `draft`, or a file path as `path`; `support` (default true) checks figures \
+against the pages as `verify` does. Returns the HTML document as text (save it as \
+report.html and open it); structured: {mime_type, bytes, passed, stats, failures, \
+warnings}. A failing draft is a normal result: the page shows why.";
 
 const VERIFY: &str = "\
 Check a draft's citations against the ledger before delivering it: every [N] must be a \
@@ -330,6 +342,17 @@ impl Server {
     async fn verify(&self, Parameters(p): Parameters<VerifyParams>) -> CallToolResult {
         let files = self.files.clone();
         self.call("verify", move |l, _| tools::verify(l, &files, p))
+            .await
+    }
+
+    #[tool(
+        name = "report",
+        description = REPORT,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn report(&self, Parameters(p): Parameters<ReportParams>) -> CallToolResult {
+        let files = self.files.clone();
+        self.call("report", move |l, c| tools::report(l, c, &files, p))
             .await
     }
 

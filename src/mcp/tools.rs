@@ -83,6 +83,7 @@ pub fn output_schema(tool: &str) -> Option<Arc<JsonObject>> {
         "reset" => schema::output::<ResetOutput>(),
         "render" => schema::output::<RenderOutput>(),
         "verify" => schema::output::<VerifyOutput>(),
+        "report" => schema::output::<ReportOutput>(),
         "export" => schema::output::<ExportOutput>(),
         "retract" => schema::output::<cite_ledger::Retracted>(),
         "retitle" => schema::output::<cite_ledger::Retitled>(),
@@ -615,6 +616,104 @@ pub struct VerifyOutput {
     /// With `evidence`: each cited source's quotes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Vec<CitedEvidence>>,
+}
+
+/// Parameters of `report`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportParams {
+    /// The draft text to report on (or give `path`).
+    pub draft: Option<String>,
+    /// Path of the draft file, instead of `draft`.
+    pub path: Option<PathBuf>,
+    /// Check each cited sentence's figures, dates and quoted phrases against its pages,
+    /// as `verify` with `support` does (default true).
+    pub support: Option<bool>,
+    /// Judge the draft as `verify` with `strict` does.
+    #[serde(default)]
+    pub strict: bool,
+    /// Judge it as `verify` with `min_coverage` does, 0 to 1.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub min_coverage: Option<f64>,
+    /// Judge it as `verify` with `evidence` does.
+    #[serde(default)]
+    pub evidence: bool,
+    /// Read this epoch instead of the current one.
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::id_schema")]
+    pub epoch: Option<u64>,
+}
+
+pub fn report(ledger: &Ledger, ctx: &Context, files: &Files, p: ReportParams) -> Outcome {
+    cite_ledger::app::check_min_coverage("min_coverage", p.min_coverage)?;
+    let text = files
+        .text_or_file(
+            p.draft,
+            p.path.clone(),
+            VERIFY_PATH,
+            "give the draft as text (draft) or as a file path (path), not both",
+            Reading::Draft,
+        )?
+        .ok_or_else(|| {
+            Failure::usage("give the draft to report on, as text (draft) or as a file path (path)")
+        })?;
+    let view = ledger.view(p.epoch)?;
+    let location = ledger.location().to_string();
+    let support = p.support.unwrap_or(true);
+    let opts = VerifyOptions {
+        strict: p.strict,
+        min_coverage: p.min_coverage,
+        evidence: p.evidence,
+        support,
+        draft: p.path.clone(),
+        ledger: Some(location.clone()),
+        advice: draft::Advice::Tools,
+    };
+    let name = p
+        .path
+        .as_ref()
+        .map_or_else(|| "the draft".to_string(), |p| p.display().to_string());
+    let mut command = format!("verify {{{}}}", if support { "support: true" } else { "" });
+    if command.ends_with("{}") {
+        command = "verify".to_string();
+    }
+    let made = ctx
+        .now
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let request = cite_ledger::app::html::Request {
+        name: &name,
+        text: &text,
+        opts,
+        ledger: &location,
+        made: &made,
+        command: &command,
+    };
+    let (html, verified) = cite_ledger::app::html::html(&view, &request)?;
+    let output = ReportOutput {
+        mime_type: "text/html",
+        bytes: html.len(),
+        passed: verified.passed(),
+        stats: verified.report.stats.clone(),
+        failures: verified.report.errors.len(),
+        warnings: verified.report.warnings.len(),
+    };
+    done(html, &output)
+}
+
+/// What `report` answers besides the page (the text content, an HTML document).
+#[derive(Serialize, JsonSchema)]
+pub struct ReportOutput {
+    /// The text content's type: `text/html`.
+    pub mime_type: &'static str,
+    /// Its length in bytes.
+    pub bytes: usize,
+    /// Whether `verify` with the same options passes.
+    pub passed: bool,
+    /// `verify`'s stats line.
+    pub stats: String,
+    pub failures: usize,
+    pub warnings: usize,
 }
 
 /// Parameters of `export`.

@@ -248,7 +248,7 @@ fn protocol_end_to_end_every_tool() {
             .is_some_and(|i| i.contains("verify"))
     );
 
-    // tools/list: the eleven tools, each with a description and object input and output
+    // tools/list: the twelve tools, each with a description and object input and output
     // schemas.
     let listed = srv.request("tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().expect("tools").clone();
@@ -257,8 +257,8 @@ fn protocol_end_to_end_every_tool() {
     assert_eq!(
         names,
         [
-            "add", "export", "ingest", "list", "quote", "render", "reset", "retitle", "retract",
-            "show", "verify"
+            "add", "export", "ingest", "list", "quote", "render", "report", "reset", "retitle",
+            "retract", "show", "verify"
         ]
     );
     for t in &tools {
@@ -969,8 +969,8 @@ fn every_tool_passes_a_real_client_and_a_strict_schema_validator() {
     assert_eq!(
         summary["tools"],
         json!([
-            "add", "export", "ingest", "list", "quote", "render", "reset", "retitle", "retract",
-            "show", "verify"
+            "add", "export", "ingest", "list", "quote", "render", "report", "reset", "retitle",
+            "retract", "show", "verify"
         ])
     );
     for tool in [

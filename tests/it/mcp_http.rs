@@ -955,8 +955,8 @@ fn the_python_mcp_sdk_over_stdio_and_http() {
     assert_eq!(
         over_stdio["tools"],
         json!([
-            "add", "export", "ingest", "list", "quote", "render", "reset", "retitle", "retract",
-            "show", "verify"
+            "add", "export", "ingest", "list", "quote", "render", "report", "reset", "retitle",
+            "retract", "show", "verify"
         ])
     );
     assert_eq!(

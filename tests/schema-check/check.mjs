@@ -71,7 +71,7 @@ for (const t of tools) {
   input[t.name] = compile(t.name, "inputSchema", t.inputSchema);
   output[t.name] = compile(t.name, "outputSchema", t.outputSchema);
 }
-const expected = ["add", "export", "ingest", "list", "quote", "render", "reset", "retitle", "retract", "show", "verify"];
+const expected = ["add", "export", "ingest", "list", "quote", "render", "report", "reset", "retitle", "retract", "show", "verify"];
 const names = tools.map((t) => t.name).sort();
 if (JSON.stringify(names) !== JSON.stringify(expected)) {
   fail(`tools/list gives ${names}, expected ${expected}`);

@@ -3,6 +3,7 @@
 //! Pure functions from domain values to text; the CLI decides where the text goes.
 //! Line formats follow `sources.py` where it has them, since tools match on them.
 
+pub mod report;
 pub mod sources;
 pub mod verify;
 

@@ -12,6 +12,7 @@
 
 pub mod export;
 pub mod failure;
+pub mod html;
 pub mod input;
 pub mod report;
 
