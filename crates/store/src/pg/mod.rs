@@ -792,7 +792,9 @@ impl PgStore {
             let _ = client.batch_execute("ROLLBACK");
             match e.code() {
                 Some(&SqlState::T_R_SERIALIZATION_FAILURE) => Attempt::Moved,
-                Some(&SqlState::LOCK_NOT_AVAILABLE) => Attempt::Failed(self.busy_or_failed(client, &e)),
+                Some(&SqlState::LOCK_NOT_AVAILABLE) => {
+                    Attempt::Failed(self.busy_or_failed(client, &e))
+                }
                 _ => Attempt::from_pg(e),
             }
         })?;
