@@ -3,7 +3,7 @@
 //!
 //! - round trips, counted on the wire by a forwarder between `cite` and the server: an
 //!   add of a new URL takes 2 after the login, an add of a known URL 1 (no lock, no
-//!   write), a `verify` of a draft citing 100 sources at most 3;
+//!   write), a `verify` of a draft citing 100 sources at most 3, a `list` at most 3;
 //! - many writers at once, each write read ahead of the lock and done again under it when
 //!   another committed first: nothing printed is lost, moved or repeated, ids dense,
 //!   audit passes;
@@ -204,12 +204,18 @@ fn an_add_takes_two_round_trips_a_known_url_one_and_verify_of_100_at_most_three(
         o.stderr
     );
     let v = after_login(&counter, "verify");
-    // The version check, the read's begin with the meta table, the 100 rows.
+    // The version check with the read's begin and the meta table, the 100 rows; the
+    // read-only transaction ends with the connection.
     assert!(
-        v <= 3 + 1,
+        v <= 3,
         "verify of 100 citations: {v} round trips after login"
     );
-    eprintln!("round trips after login: add {n}, known {known}, verify of 100: {v}");
+
+    let out = ok(dir, &ledger, &["list"]);
+    assert_eq!(out.lines().count(), 101, "list: {out}");
+    let l = after_login(&counter, "list");
+    assert!(l <= 3, "list of 101 sources: {l} round trips after login");
+    eprintln!("round trips after login: add {n}, known {known}, verify of 100: {v}, list: {l}");
 }
 
 #[test]

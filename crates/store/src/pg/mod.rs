@@ -29,6 +29,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use postgres::SimpleQueryMessage;
 use postgres::error::SqlState;
 use tokio_postgres::Config;
 
@@ -451,7 +452,15 @@ pub struct PgStore {
     wait: Duration,
     mode: LockMode,
     pool: Arc<Mutex<Vec<Client>>>,
+    /// A read begun with the version check when the store was opened (see
+    /// [`PgStore::open_read`]): its connection, what its first query answered, and when.
+    first: Arc<Mutex<Option<FirstRead>>>,
+    /// Shared between calls (see [`Backend::share`]): reads end at once, not with the
+    /// next statement.
+    kept: bool,
 }
+
+type FirstRead = (Client, Vec<SimpleQueryMessage>, Instant);
 
 /// The server process a session's statement ran on, as PostgreSQL tells it.
 #[derive(Clone, Copy)]
@@ -480,6 +489,8 @@ impl PgStore {
             wait,
             mode,
             pool: Arc::new(Mutex::new(Vec::new())),
+            first: Arc::new(Mutex::new(None)),
+            kept: false,
         };
         if let Found::Ledger(SCHEMA_VERSION) = store.inspect_first(&mut client)? {
             store.give_back(client);
@@ -496,6 +507,11 @@ impl PgStore {
     }
 
     /// Connects for reading; `None` when the database holds no ledger yet.
+    ///
+    /// The version check and the first read's begin go together, in one round trip: the
+    /// read begun is kept for the store's first [`Backend::read`]. Not where the server
+    /// may be behind a pooler not yet checked: the check needs this session out of any
+    /// transaction, so that a transaction pooler hands its backend to the next.
     pub fn open_read(target: &Target, wait: Duration) -> StoreResult<Option<PgStore>> {
         let mut client = target.open_session(wait)?;
         let store = PgStore {
@@ -503,7 +519,42 @@ impl PgStore {
             wait,
             mode: LockMode::Write,
             pool: Arc::new(Mutex::new(Vec::new())),
+            first: Arc::new(Mutex::new(None)),
+            kept: false,
         };
+        let (version, begun) = client
+            .query_typed_then_simple(schema::VERSION, &tables::begin_read_sql())
+            .map_err(|e| store.failed(&e))?;
+        if let Ok(rows) = version {
+            let (found, backend) = store.found(&rows)?;
+            let ended = |client: &mut Client| {
+                client
+                    .batch_execute("ROLLBACK")
+                    .map_err(|e| store.failed(&e))
+            };
+            match begun {
+                Ok(answer) if store.target.reached_directly(backend.port) => {
+                    *store.first.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some((client, answer, Instant::now()));
+                }
+                // A read that could not begin is begun again by the first read, whose
+                // error then says why.
+                _ => {
+                    ended(&mut client)?;
+                    store.refuse_transaction_pooler(backend)?;
+                    store.give_back(client);
+                }
+            }
+            return match found {
+                Found::Nothing => Ok(None),
+                Found::Ledger(_) => Ok(Some(store)),
+            };
+        }
+        // No ledger, or no answer to the check: the transaction the begin opened (if it
+        // did) is ended, and the catalog searched.
+        client
+            .batch_execute("ROLLBACK")
+            .map_err(|e| store.failed(&e))?;
         match store.inspect_first(&mut client)? {
             Found::Nothing => Ok(None),
             Found::Ledger(_) => {
@@ -532,11 +583,8 @@ impl PgStore {
         };
         // The common case, a ledger, in one cheap statement; the catalog is searched only
         // where the cite tables are missing.
-        let (version, backend): (i64, Session) = match client.query_typed(schema::VERSION, &[]) {
-            Ok(rows) => (
-                rows.first().and_then(|r| r.get(0)).unwrap_or(0),
-                seen(rows.first()),
-            ),
+        match client.query_typed(schema::VERSION, &[]) {
+            Ok(rows) => self.found(&rows),
             Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => {
                 let row = client
                     .query_typed(schema::FOREIGN_TABLES, &[])
@@ -556,11 +604,20 @@ impl PgStore {
                 }
                 return Err(StoreError::PgNotALedger { at: at(), tables });
             }
-            Err(e) => return Err(self.failed(&e)),
+            Err(e) => Err(self.failed(&e)),
+        }
+    }
+
+    /// What the answer of [`schema::VERSION`] says; refuses a newer schema version.
+    fn found(&self, rows: &[postgres::Row]) -> StoreResult<(Found, Session)> {
+        let version: i64 = rows.first().and_then(|r| r.get(0)).unwrap_or(0);
+        let backend = Session {
+            pid: rows.first().and_then(|r| r.get(1)).unwrap_or(0),
+            port: rows.first().and_then(|r| r.get(2)),
         };
         if version > SCHEMA_VERSION {
             return Err(StoreError::PgNewerSchema {
-                at: at(),
+                at: self.target.shown.clone(),
                 got: version,
                 supports: SCHEMA_VERSION,
             });
@@ -641,12 +698,34 @@ impl PgStore {
         }
     }
 
-    /// A connection: one kept from an earlier transaction, or a new one.
+    /// The read begun when the store was opened, unless it has waited longer than the
+    /// wait (see [`Client::is_stale`]; dropped then, which closes its connection).
+    fn take_first(&self) -> Option<(Client, Vec<SimpleQueryMessage>)> {
+        let first = self.first.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match first {
+            Some((c, answer, at))
+                if !c.is_closed() && at.elapsed() < self.wait.max(Duration::from_secs(1)) =>
+            {
+                Some((c, answer))
+            }
+            _ => None,
+        }
+    }
+
+    /// A connection: one kept from an earlier transaction, or a new one. A read left
+    /// open on it is ended by a ROLLBACK sent with its next statement.
     fn take(&self) -> StoreResult<Client> {
-        let kept = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        match kept {
-            Some(c) if !c.is_closed() => Ok(c),
-            _ => self.target.open_session(self.wait),
+        if let Some((mut c, _)) = self.take_first() {
+            c.end_later();
+            return Ok(c);
+        }
+        loop {
+            let kept = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            match kept {
+                Some(c) if !c.is_closed() && !c.is_stale() => return Ok(c),
+                Some(_) => continue,
+                None => return self.target.open_session(self.wait),
+            }
         }
     }
 
@@ -792,7 +871,9 @@ impl PgStore {
             let _ = client.batch_execute("ROLLBACK");
             match e.code() {
                 Some(&SqlState::T_R_SERIALIZATION_FAILURE) => Attempt::Moved,
-                Some(&SqlState::LOCK_NOT_AVAILABLE) => Attempt::Failed(self.busy_or_failed(client, &e)),
+                Some(&SqlState::LOCK_NOT_AVAILABLE) => {
+                    Attempt::Failed(self.busy_or_failed(client, &e))
+                }
                 _ => Attempt::from_pg(e),
             }
         })?;
@@ -901,15 +982,23 @@ impl Backend for PgStore {
             wait: self.wait,
             mode: self.mode,
             pool: self.pool.clone(),
+            first: self.first.clone(),
+            kept: true,
         }))
     }
 
     fn read(&self) -> StoreResult<Box<dyn Tables>> {
-        let mut client = self.take()?;
-        let answer = client
-            .simple_query(&tables::begin_read_sql())
-            .map_err(|e| self.failed(&e))?;
-        let pooled = Pooled::new(client, self.pool.clone());
+        let (client, answer) = match self.take_first() {
+            Some(first) => first,
+            None => {
+                let mut client = self.take()?;
+                let answer = client
+                    .simple_query(&tables::begin_read_sql())
+                    .map_err(|e| self.failed(&e))?;
+                (client, answer)
+            }
+        };
+        let pooled = Pooled::new(client, self.pool.clone(), self.kept);
         let mut tables = PgTables::new(pooled, &self.target);
         tables.read_from(&answer)?;
         Ok(Box::new(tables))
