@@ -446,6 +446,9 @@ fn first_line(e: &PgError) -> String {
     text.lines().next().unwrap_or_default().to_string()
 }
 
+/// The URLs this process found no transaction pooler behind.
+static POOLER_CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
 /// An open PostgreSQL ledger: its connections, kept for the next transaction.
 pub struct PgStore {
     target: Target,
@@ -533,7 +536,7 @@ impl PgStore {
                     .map_err(|e| store.failed(&e))
             };
             match begun {
-                Ok(answer) if store.target.reached_directly(backend.port) => {
+                Ok(answer) if store.no_pooler_check(backend) => {
                     *store.first.lock().unwrap_or_else(|p| p.into_inner()) =
                         Some((client, answer, Instant::now()));
                 }
@@ -642,12 +645,7 @@ impl PgStore {
     /// the first one just let go; behind a session pooler, a tunnel or a proxy, by another.
     /// The second session is kept for the next transaction.
     fn refuse_transaction_pooler(&self, first: Session) -> StoreResult<()> {
-        static CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        if self.target.reached_directly(first.port) {
-            return Ok(());
-        }
-        let checked = |list: &[String]| list.contains(&self.target.url);
-        if checked(&CHECKED.lock().unwrap_or_else(|p| p.into_inner())) {
+        if self.no_pooler_check(first) {
             return Ok(());
         }
         let mut second = self.target.open_session(self.wait)?;
@@ -663,11 +661,21 @@ impl PgStore {
             });
         }
         self.give_back(second);
-        CHECKED
+        POOLER_CHECKED
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(self.target.url.clone());
         Ok(())
+    }
+
+    /// Whether [`Self::refuse_transaction_pooler`] has nothing to ask: the server reached
+    /// directly, or the URL checked already by this process.
+    fn no_pooler_check(&self, first: Session) -> bool {
+        self.target.reached_directly(first.port)
+            || POOLER_CHECKED
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&self.target.url)
     }
 
     /// Brings the tables to [`SCHEMA_VERSION`], one migration per transaction. The caller
