@@ -196,7 +196,7 @@ impl Target {
                 })?;
         let wait = wait.max(Duration::from_secs(1));
         config
-            .application_name(&Self::application_name())
+            .application_name(Self::application_name())
             .ssl_mode(self.tls.driver_mode())
             .connect_timeout(wait)
             .keepalives(true)
@@ -605,7 +605,7 @@ impl PgStore {
                 if foreign.len() > 5 {
                     tables.push_str(", …");
                 }
-                return Err(StoreError::PgNotALedger { at: at(), tables });
+                Err(StoreError::PgNotALedger { at: at(), tables })
             }
             Err(e) => Err(self.failed(&e)),
         }
