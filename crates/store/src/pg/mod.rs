@@ -1117,7 +1117,8 @@ mod tests {
     #[test]
     fn a_schema_is_taken_out_of_the_url_and_keys_its_own_lock() {
         let t = Target::parse("postgres://u:pw@h/db?sslmode=disable&schema=team_a").unwrap();
-        assert_eq!(t.url, "postgres://u:pw@h/db?sslmode=disable");
+        // sslmode is taken out of the URL too (TLS is cite's, see tls.rs).
+        assert_eq!(t.url, "postgres://u:pw@h/db");
         assert_eq!(t.schema.as_deref(), Some("team_a"));
         assert_eq!(
             t.to_string(),
