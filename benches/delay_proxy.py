@@ -13,6 +13,7 @@ Usage: benches/delay_proxy.py LISTEN_PORT UPSTREAM_HOST UPSTREAM_PORT RTT_MS [ST
 
 import asyncio
 import json
+import os
 import sys
 import time
 
@@ -86,7 +87,9 @@ def main():
                 f.write(json.dumps({"login": state["login"], "after": state["after"]}) + "\n")
 
     async def serve():
-        server = await asyncio.start_server(handle, "127.0.0.1", port)
+        # DELAY_PROXY_BIND: another loopback address lets the proxy take the server's own
+        # port, so that cite sees the server reached directly (no pooler check).
+        server = await asyncio.start_server(handle, os.environ.get("DELAY_PROXY_BIND", "127.0.0.1"), port)
         async with server:
             await server.serve_forever()
 

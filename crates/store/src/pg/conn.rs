@@ -13,7 +13,7 @@
 
 use std::fmt;
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use postgres::error::{DbError, SqlState};
 use postgres::types::{ToSql, Type};
@@ -114,6 +114,17 @@ pub struct Client {
     /// Settings of cite's session, sent with the first call rather than in a round trip
     /// of their own (the driver pipelines them).
     prelude: Option<String>,
+    /// Since when a read-only transaction has been left open, to be ended by a ROLLBACK
+    /// sent ahead of the next call (see [`Client::end_later`]).
+    open_read: Option<Instant>,
+}
+
+/// SQL sent ahead of a call on the same trip.
+struct Ahead {
+    sql: String,
+    /// Whether its failure fails the call: the ROLLBACK of a read must have ended that
+    /// transaction before the next statement runs; the session's settings only bound it.
+    required: bool,
 }
 
 struct Live {
@@ -145,6 +156,7 @@ impl Client {
             live: Some(Live { client, runtime }),
             wait,
             prelude: Some(prelude),
+            open_read: None,
         })
     }
 
@@ -156,11 +168,44 @@ impl Client {
     }
 
     /// The connection, taken out for one call (given back by [`Client::settle`]), and
-    /// the session's settings if they have not been sent yet.
-    fn lend(&mut self, bytes: usize) -> Result<(Live, Duration, Option<String>), PgError> {
+    /// what is to be sent ahead of it: the session's settings if they have not been sent
+    /// yet, the ROLLBACK of a read left open.
+    fn lend(&mut self, bytes: usize) -> Result<(Live, Duration, Option<Ahead>), PgError> {
         let limit = self.limit(bytes);
         let live = self.live.take().ok_or(PgError::NoAnswer(limit))?;
-        Ok((live, limit, self.prelude.take()))
+        let ahead = match (self.prelude.take(), self.open_read.take()) {
+            (Some(prelude), None) => Some(Ahead {
+                sql: prelude,
+                required: false,
+            }),
+            (Some(prelude), Some(_)) => Some(Ahead {
+                sql: format!("ROLLBACK; {prelude}"),
+                required: true,
+            }),
+            (None, Some(_)) => Some(Ahead {
+                sql: "ROLLBACK".into(),
+                required: true,
+            }),
+            (None, None) => None,
+        };
+        Ok((live, limit, ahead))
+    }
+
+    /// Leaves the read-only transaction open on this connection, to be ended by a
+    /// ROLLBACK sent ahead of its next call on the same trip rather than in a round trip
+    /// of its own; a connection dropped instead is closed, and the server ends the
+    /// transaction with it. A read-only transaction has nothing to undo.
+    pub fn end_later(&mut self) {
+        self.open_read = Some(Instant::now());
+    }
+
+    /// Whether a read was left open on this connection for longer than the wait: the
+    /// server ends a session idle in a transaction after about twice the wait
+    /// (`idle_in_transaction_session_timeout`), so such a connection is not reused (and
+    /// its snapshot not held long).
+    pub fn is_stale(&self) -> bool {
+        self.open_read
+            .is_some_and(|since| since.elapsed() >= self.wait.max(Duration::from_secs(1)))
     }
 
     /// The answer of a call; the connection kept unless the call ran out of time: then
@@ -190,13 +235,8 @@ impl Client {
         query: &str,
         params: &[(&(dyn ToSql + Sync), Type)],
     ) -> Result<Vec<Row>, PgError> {
-        let (live, limit, prelude) = self.lend(query.len())?;
-        let answer = drive(
-            &live,
-            limit,
-            prelude,
-            live.client.query_typed(query, params),
-        );
+        let (live, limit, ahead) = self.lend(query.len())?;
+        let answer = drive(&live, limit, ahead, live.client.query_typed(query, params));
         self.settle(live, limit, answer)
     }
 
@@ -205,20 +245,48 @@ impl Client {
         query: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<Row>, PgError> {
-        let (live, limit, prelude) = self.lend(query.len())?;
-        let answer = drive(&live, limit, prelude, live.client.query(query, params));
+        let (live, limit, ahead) = self.lend(query.len())?;
+        let answer = drive(&live, limit, ahead, live.client.query(query, params));
         self.settle(live, limit, answer)
     }
 
     pub fn simple_query(&mut self, query: &str) -> Result<Vec<SimpleQueryMessage>, PgError> {
-        let (live, limit, prelude) = self.lend(query.len())?;
-        let answer = drive(&live, limit, prelude, live.client.simple_query(query));
+        let (live, limit, ahead) = self.lend(query.len())?;
+        let answer = drive(&live, limit, ahead, live.client.simple_query(query));
         self.settle(live, limit, answer)
     }
 
     pub fn batch_execute(&mut self, query: &str) -> Result<(), PgError> {
-        let (live, limit, prelude) = self.lend(query.len())?;
-        let answer = drive(&live, limit, prelude, live.client.batch_execute(query));
+        let (live, limit, ahead) = self.lend(query.len())?;
+        let answer = drive(&live, limit, ahead, live.client.batch_execute(query));
+        self.settle(live, limit, answer)
+    }
+
+    /// `first` (extended protocol, typed, no parameters) and `then` (simple protocol)
+    /// sent together, in one round trip; each has its own answer: an error of `first`
+    /// does not stop `then`, each being a message of its own.
+    #[allow(clippy::type_complexity)]
+    pub fn query_typed_then_simple(
+        &mut self,
+        first: &str,
+        then: &str,
+    ) -> Result<
+        (
+            Result<Vec<Row>, PgError>,
+            Result<Vec<SimpleQueryMessage>, PgError>,
+        ),
+        PgError,
+    > {
+        let (live, limit, ahead) = self.lend(first.len() + then.len())?;
+        let both = async {
+            let (a, b) = join(
+                live.client.query_typed(first, &[]),
+                live.client.simple_query(then),
+            )
+            .await;
+            Ok::<_, tokio_postgres::Error>((a.map_err(PgError::Driver), b.map_err(PgError::Driver)))
+        };
+        let answer = drive(&live, limit, ahead, both);
         self.settle(live, limit, answer)
     }
 
@@ -227,23 +295,29 @@ impl Client {
     }
 }
 
-/// Runs `call` on the connection's runtime, the session's settings ahead of it if
-/// given; `None` when no answer came within `limit`.
+/// Runs `call` on the connection's runtime, `ahead` sent before it if given; `None` when
+/// no answer came within `limit`.
 fn drive<T>(
     live: &Live,
     limit: Duration,
-    prelude: Option<String>,
+    ahead: Option<Ahead>,
     call: impl Future<Output = Result<T, tokio_postgres::Error>>,
 ) -> Option<Result<T, tokio_postgres::Error>> {
     live.runtime.block_on(async {
-        match prelude {
-            // Sent first, on the same trip: the driver queues requests in order. Its
-            // failure leaves cite without those server-side bounds, not without its
-            // statement.
-            Some(sql) => tokio::time::timeout(limit, join(live.client.batch_execute(&sql), call))
-                .await
-                .ok()
-                .map(|(_, answer)| answer),
+        match ahead {
+            // Sent first, on the same trip: the driver queues requests in order. The
+            // failure of the session's settings leaves cite without those server-side
+            // bounds, not without its statement; that of a required ROLLBACK fails the
+            // call, whose statement may then have run inside the old transaction.
+            Some(ahead) => {
+                tokio::time::timeout(limit, join(live.client.batch_execute(&ahead.sql), call))
+                    .await
+                    .ok()
+                    .map(|(first, answer)| match first {
+                        Err(e) if ahead.required => Err(e),
+                        _ => answer,
+                    })
+            }
             None => tokio::time::timeout(limit, call).await.ok(),
         }
     })

@@ -29,6 +29,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use postgres::SimpleQueryMessage;
 use postgres::error::SqlState;
 use tokio_postgres::Config;
 
@@ -195,7 +196,7 @@ impl Target {
                 })?;
         let wait = wait.max(Duration::from_secs(1));
         config
-            .application_name(&Self::application_name())
+            .application_name(Self::application_name())
             .ssl_mode(self.tls.driver_mode())
             .connect_timeout(wait)
             .keepalives(true)
@@ -445,13 +446,24 @@ fn first_line(e: &PgError) -> String {
     text.lines().next().unwrap_or_default().to_string()
 }
 
+/// The URLs this process found no transaction pooler behind.
+static POOLER_CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
 /// An open PostgreSQL ledger: its connections, kept for the next transaction.
 pub struct PgStore {
     target: Target,
     wait: Duration,
     mode: LockMode,
     pool: Arc<Mutex<Vec<Client>>>,
+    /// A read begun with the version check when the store was opened (see
+    /// [`PgStore::open_read`]): its connection, what its first query answered, and when.
+    first: Arc<Mutex<Option<FirstRead>>>,
+    /// Shared between calls (see [`Backend::share`]): reads end at once, not with the
+    /// next statement.
+    kept: bool,
 }
+
+type FirstRead = (Client, Vec<SimpleQueryMessage>, Instant);
 
 /// The server process a session's statement ran on, as PostgreSQL tells it.
 #[derive(Clone, Copy)]
@@ -480,6 +492,8 @@ impl PgStore {
             wait,
             mode,
             pool: Arc::new(Mutex::new(Vec::new())),
+            first: Arc::new(Mutex::new(None)),
+            kept: false,
         };
         if let Found::Ledger(SCHEMA_VERSION) = store.inspect_first(&mut client)? {
             store.give_back(client);
@@ -496,6 +510,11 @@ impl PgStore {
     }
 
     /// Connects for reading; `None` when the database holds no ledger yet.
+    ///
+    /// The version check and the first read's begin go together, in one round trip: the
+    /// read begun is kept for the store's first [`Backend::read`]. Not where the server
+    /// may be behind a pooler not yet checked: the check needs this session out of any
+    /// transaction, so that a transaction pooler hands its backend to the next.
     pub fn open_read(target: &Target, wait: Duration) -> StoreResult<Option<PgStore>> {
         let mut client = target.open_session(wait)?;
         let store = PgStore {
@@ -503,7 +522,42 @@ impl PgStore {
             wait,
             mode: LockMode::Write,
             pool: Arc::new(Mutex::new(Vec::new())),
+            first: Arc::new(Mutex::new(None)),
+            kept: false,
         };
+        let (version, begun) = client
+            .query_typed_then_simple(schema::VERSION, &tables::begin_read_sql())
+            .map_err(|e| store.failed(&e))?;
+        if let Ok(rows) = version {
+            let (found, backend) = store.found(&rows)?;
+            let ended = |client: &mut Client| {
+                client
+                    .batch_execute("ROLLBACK")
+                    .map_err(|e| store.failed(&e))
+            };
+            match begun {
+                Ok(answer) if store.no_pooler_check(backend) => {
+                    *store.first.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some((client, answer, Instant::now()));
+                }
+                // A read that could not begin is begun again by the first read, whose
+                // error then says why.
+                _ => {
+                    ended(&mut client)?;
+                    store.refuse_transaction_pooler(backend)?;
+                    store.give_back(client);
+                }
+            }
+            return match found {
+                Found::Nothing => Ok(None),
+                Found::Ledger(_) => Ok(Some(store)),
+            };
+        }
+        // No ledger, or no answer to the check: the transaction the begin opened (if it
+        // did) is ended, and the catalog searched.
+        client
+            .batch_execute("ROLLBACK")
+            .map_err(|e| store.failed(&e))?;
         match store.inspect_first(&mut client)? {
             Found::Nothing => Ok(None),
             Found::Ledger(_) => {
@@ -532,11 +586,8 @@ impl PgStore {
         };
         // The common case, a ledger, in one cheap statement; the catalog is searched only
         // where the cite tables are missing.
-        let (version, backend): (i64, Session) = match client.query_typed(schema::VERSION, &[]) {
-            Ok(rows) => (
-                rows.first().and_then(|r| r.get(0)).unwrap_or(0),
-                seen(rows.first()),
-            ),
+        match client.query_typed(schema::VERSION, &[]) {
+            Ok(rows) => self.found(&rows),
             Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => {
                 let row = client
                     .query_typed(schema::FOREIGN_TABLES, &[])
@@ -554,13 +605,22 @@ impl PgStore {
                 if foreign.len() > 5 {
                     tables.push_str(", …");
                 }
-                return Err(StoreError::PgNotALedger { at: at(), tables });
+                Err(StoreError::PgNotALedger { at: at(), tables })
             }
-            Err(e) => return Err(self.failed(&e)),
+            Err(e) => Err(self.failed(&e)),
+        }
+    }
+
+    /// What the answer of [`schema::VERSION`] says; refuses a newer schema version.
+    fn found(&self, rows: &[postgres::Row]) -> StoreResult<(Found, Session)> {
+        let version: i64 = rows.first().and_then(|r| r.get(0)).unwrap_or(0);
+        let backend = Session {
+            pid: rows.first().and_then(|r| r.get(1)).unwrap_or(0),
+            port: rows.first().and_then(|r| r.get(2)),
         };
         if version > SCHEMA_VERSION {
             return Err(StoreError::PgNewerSchema {
-                at: at(),
+                at: self.target.shown.clone(),
                 got: version,
                 supports: SCHEMA_VERSION,
             });
@@ -585,12 +645,7 @@ impl PgStore {
     /// the first one just let go; behind a session pooler, a tunnel or a proxy, by another.
     /// The second session is kept for the next transaction.
     fn refuse_transaction_pooler(&self, first: Session) -> StoreResult<()> {
-        static CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        if self.target.reached_directly(first.port) {
-            return Ok(());
-        }
-        let checked = |list: &[String]| list.contains(&self.target.url);
-        if checked(&CHECKED.lock().unwrap_or_else(|p| p.into_inner())) {
+        if self.no_pooler_check(first) {
             return Ok(());
         }
         let mut second = self.target.open_session(self.wait)?;
@@ -606,11 +661,21 @@ impl PgStore {
             });
         }
         self.give_back(second);
-        CHECKED
+        POOLER_CHECKED
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(self.target.url.clone());
         Ok(())
+    }
+
+    /// Whether [`Self::refuse_transaction_pooler`] has nothing to ask: the server reached
+    /// directly, or the URL checked already by this process.
+    fn no_pooler_check(&self, first: Session) -> bool {
+        self.target.reached_directly(first.port)
+            || POOLER_CHECKED
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&self.target.url)
     }
 
     /// Brings the tables to [`SCHEMA_VERSION`], one migration per transaction. The caller
@@ -641,12 +706,34 @@ impl PgStore {
         }
     }
 
-    /// A connection: one kept from an earlier transaction, or a new one.
+    /// The read begun when the store was opened, unless it has waited longer than the
+    /// wait (see [`Client::is_stale`]; dropped then, which closes its connection).
+    fn take_first(&self) -> Option<(Client, Vec<SimpleQueryMessage>)> {
+        let first = self.first.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match first {
+            Some((c, answer, at))
+                if !c.is_closed() && at.elapsed() < self.wait.max(Duration::from_secs(1)) =>
+            {
+                Some((c, answer))
+            }
+            _ => None,
+        }
+    }
+
+    /// A connection: one kept from an earlier transaction, or a new one. A read left
+    /// open on it is ended by a ROLLBACK sent with its next statement.
     fn take(&self) -> StoreResult<Client> {
-        let kept = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        match kept {
-            Some(c) if !c.is_closed() => Ok(c),
-            _ => self.target.open_session(self.wait),
+        if let Some((mut c, _)) = self.take_first() {
+            c.end_later();
+            return Ok(c);
+        }
+        loop {
+            let kept = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            match kept {
+                Some(c) if !c.is_closed() && !c.is_stale() => return Ok(c),
+                Some(_) => continue,
+                None => return self.target.open_session(self.wait),
+            }
         }
     }
 
@@ -903,15 +990,23 @@ impl Backend for PgStore {
             wait: self.wait,
             mode: self.mode,
             pool: self.pool.clone(),
+            first: self.first.clone(),
+            kept: true,
         }))
     }
 
     fn read(&self) -> StoreResult<Box<dyn Tables>> {
-        let mut client = self.take()?;
-        let answer = client
-            .simple_query(&tables::begin_read_sql())
-            .map_err(|e| self.failed(&e))?;
-        let pooled = Pooled::new(client, self.pool.clone());
+        let (client, answer) = match self.take_first() {
+            Some(first) => first,
+            None => {
+                let mut client = self.take()?;
+                let answer = client
+                    .simple_query(&tables::begin_read_sql())
+                    .map_err(|e| self.failed(&e))?;
+                (client, answer)
+            }
+        };
+        let pooled = Pooled::new(client, self.pool.clone(), self.kept);
         let mut tables = PgTables::new(pooled, &self.target);
         tables.read_from(&answer)?;
         Ok(Box::new(tables))
@@ -1022,7 +1117,8 @@ mod tests {
     #[test]
     fn a_schema_is_taken_out_of_the_url_and_keys_its_own_lock() {
         let t = Target::parse("postgres://u:pw@h/db?sslmode=disable&schema=team_a").unwrap();
-        assert_eq!(t.url, "postgres://u:pw@h/db?sslmode=disable");
+        // sslmode is taken out of the URL too (TLS is cite's, see tls.rs).
+        assert_eq!(t.url, "postgres://u:pw@h/db");
         assert_eq!(t.schema.as_deref(), Some("team_a"));
         assert_eq!(
             t.to_string(),

@@ -20,13 +20,17 @@ use crate::backend::{Key3, Prefetch, RowCounts, SourcePage, StoreResult, Tables,
 pub struct Pooled {
     client: Option<Client>,
     pool: Arc<Mutex<Vec<Client>>>,
+    /// Whether the store is kept between calls (a `cite mcp` server): its connections
+    /// then wait idle for the next call, out of any transaction.
+    kept: bool,
 }
 
 impl Pooled {
-    pub fn new(client: Client, pool: Arc<Mutex<Vec<Client>>>) -> Pooled {
+    pub fn new(client: Client, pool: Arc<Mutex<Vec<Client>>>, kept: bool) -> Pooled {
         Pooled {
             client: Some(client),
             pool,
+            kept,
         }
     }
 }
@@ -44,16 +48,29 @@ impl BorrowMut<Client> for Pooled {
 }
 
 impl Drop for Pooled {
+    /// A kept store's connection ends its read at once: it may wait long for its next
+    /// call, and a session idle in a transaction holds back vacuum and is ended by the
+    /// server. Otherwise (a command's store, about to close) the ROLLBACK goes with the
+    /// connection's next statement, or not at all when the connection is closed first:
+    /// one round trip fewer for every command that reads.
     fn drop(&mut self) {
-        if let Some(mut client) = self.client.take()
-            && !client.is_closed()
-            && client.batch_execute("ROLLBACK").is_ok()
-        {
-            self.pool
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(client);
+        let Some(mut client) = self.client.take() else {
+            return;
+        };
+        if client.is_closed() {
+            return;
         }
+        if self.kept {
+            if client.batch_execute("ROLLBACK").is_err() {
+                return;
+            }
+        } else {
+            client.end_later();
+        }
+        self.pool
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(client);
     }
 }
 
