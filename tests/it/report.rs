@@ -291,3 +291,41 @@ fn chromium_shows_the_report() {
     );
     assert!(seen["pdfBytes"].as_u64().unwrap() > 10_000, "{seen}");
 }
+
+/// The MCP `report` tool gives the page the CLI writes, as text, with the verdict as
+/// structured content; a draft it cannot read is a tool error, not a protocol one.
+#[test]
+fn the_mcp_report_tool_gives_the_page_the_cli_writes() {
+    let (sb, draft) = showcase();
+    let cli = sb.run(&["report", draft.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(cli.code, 0, "{}", cli.stderr);
+    let mut srv = crate::mcp::Server::start(&sb.ledger);
+    srv.initialize();
+    let (html, meta) = srv.ok("report", serde_json::json!({"path": draft}));
+    assert!(
+        html.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &html[..80.min(html.len())]
+    );
+    assert!(html.contains("Content-Security-Policy"));
+    // The same statuses and cards as the CLI's page (the draft is named the same way).
+    assert_eq!(
+        attrs(&html, "data-status"),
+        attrs(&cli.stdout, "data-status")
+    );
+    assert_eq!(attrs(&html, "id"), attrs(&cli.stdout, "id"));
+    assert_eq!(meta["mime_type"], "text/html");
+    assert_eq!(meta["bytes"], html.len());
+    assert_eq!(meta["passed"], false, "{meta}");
+    let text = std::fs::read_to_string(&draft).unwrap();
+    let (given, _) = srv.ok("report", serde_json::json!({"draft": text}));
+    assert_eq!(attrs(&given, "data-status"), attrs(&html, "data-status"));
+    let msg = srv.refused(
+        "report",
+        serde_json::json!({"path": sb.path().join("missing.md")}),
+    );
+    assert!(msg.contains("missing.md"), "{msg}");
+    let msg = srv.refused("report", serde_json::json!({}));
+    assert!(msg.contains("give the draft"), "{msg}");
+    assert_eq!(srv.shutdown(), Some(0));
+}
