@@ -57,5 +57,5 @@ for i in range(1, 1001):
     results.append({"url": url(i), "raw_content": filler[:10000] + quotes + filler[:10000]})
 json.dump({"results": results}, open(f"{work}/extract.json", "w"))
 PY
-"$CITE" ingest "$WORK/extract.json" >/dev/null
+"$CITE" ingest "$WORK/extract.json" >/dev/null 2>&1
 measure "report, 1,000 cited pages of 20 KB"
