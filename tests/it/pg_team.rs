@@ -38,8 +38,11 @@ fn schema_key(name: &str) -> i64 {
     h as i64
 }
 
+/// The ledger of `schema` in `db`, after the URL's own parameters (`sslmode=…` when the
+/// tests run over TLS).
 fn in_schema(db: &PgDb, schema: &str) -> String {
-    format!("{}?schema={schema}", db.url)
+    let join = if db.url.contains('?') { '&' } else { '?' };
+    format!("{}{join}schema={schema}", db.url)
 }
 
 fn ok(dir: &Path, ledger: &str, args: &[&str]) -> String {
@@ -145,8 +148,8 @@ fn two_ledgers_in_one_database_written_at_once_keep_their_own_numbering() {
     );
     // The schema shows where cite names a ledger, the password does not.
     let said = String::from_utf8_lossy(&o.stdout);
-    assert!(said.contains("?schema=team_a to "), "{said}");
-    assert!(said.contains("?schema=team_c\n"), "{said}");
+    assert!(said.contains("schema=team_a to "), "{said}");
+    assert!(said.contains("schema=team_c\n"), "{said}");
     assert!(!said.contains("cite-ci"), "{said}");
     let export = |l: &str| ok(dir, l, &["export", "--format", "jsonl"]);
     assert_eq!(export(&a), export(&c));
@@ -167,8 +170,10 @@ fn a_held_lock_holds_up_its_own_ledger_only_and_busy_names_its_holder() {
         ok(dir, ledger, &["add", "https://first.example/"]);
     }
     // A writer of ledger A stopped while it holds A's lock, as a session of its own.
+    let plain = crate::util::plain_url(&db.url);
+    let join = if plain.contains('?') { '&' } else { '?' };
     let mut holder = postgres::Client::connect(
-        &format!("{}?application_name=team-a-loader", db.url),
+        &format!("{plain}{join}application_name=team-a-loader"),
         postgres::NoTls,
     )
     .expect("connect");
