@@ -84,6 +84,17 @@ pub fn cite_in(dir: &Path, ledger: &str, args: &[&str]) -> Outcome {
     Outcome::from_output(out, started.elapsed())
 }
 
+/// [`cite_in`], asserting it succeeded; returns stdout.
+pub fn cite_ok(dir: &Path, ledger: &str, args: &[&str]) -> String {
+    let o = cite_in(dir, ledger, args);
+    assert_eq!(
+        o.code, 0,
+        "cite --ledger {ledger} {args:?} exited {}:\n{}{}",
+        o.code, o.stdout, o.stderr
+    );
+    o.stdout
+}
+
 /// What the text of the snapshot stored with `add --snapshot` says.
 const SNAPSHOT: &str = "# Sea ice\n\nSea ice forms when the surface of the ocean freezes, \
 and brine is pushed out of the growing crystals.\n";

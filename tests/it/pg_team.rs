@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::backends::cite_in;
+use crate::backends::{cite_in, cite_ok as ok};
 use crate::util::{PgDb, postgres_db};
 
 /// The writer-lock key of the default schema's ledger (`store/pg/mod.rs`), "citeledg".
@@ -43,16 +43,6 @@ fn schema_key(name: &str) -> i64 {
 fn in_schema(db: &PgDb, schema: &str) -> String {
     let join = if db.url.contains('?') { '&' } else { '?' };
     format!("{}{join}schema={schema}", db.url)
-}
-
-fn ok(dir: &Path, ledger: &str, args: &[&str]) -> String {
-    let o = cite_in(dir, ledger, args);
-    assert_eq!(
-        o.code, 0,
-        "cite --ledger {ledger} {args:?} exited {}:\n{}{}",
-        o.code, o.stdout, o.stderr
-    );
-    o.stdout
 }
 
 fn ids(dir: &Path, ledger: &str) -> Vec<u64> {

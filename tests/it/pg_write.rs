@@ -13,22 +13,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::backends::cite_in;
+use crate::backends::{cite_in, cite_ok as ok};
 use crate::util::postgres_db;
-
-fn ok(dir: &Path, ledger: &str, args: &[&str]) -> String {
-    let o = cite_in(dir, ledger, args);
-    assert_eq!(
-        o.code, 0,
-        "cite --ledger {ledger} {args:?} exited {}:\n{}{}",
-        o.code, o.stdout, o.stderr
-    );
-    o.stdout
-}
 
 /// Round trips of one connection: the turns in which the server answered what the client
 /// sent, before the client's first query (the login) and after.

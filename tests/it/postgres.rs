@@ -26,22 +26,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::backends::{cite_in, workflow};
+use crate::backends::{cite_ok as ok, workflow};
 use crate::crash_loop::{
     Rng, assert_printed_ids_kept, kill_writer, printed, printed_by, spawn_writer,
 };
 use crate::util::{Outcome, PATIENCE, cite_bin, postgres_db};
-
-/// Runs `cite ARGS…` in `dir` and asserts it succeeded; returns stdout.
-fn ok(dir: &Path, ledger: &str, args: &[&str]) -> String {
-    let o = cite_in(dir, ledger, args);
-    assert_eq!(
-        o.code, 0,
-        "cite --ledger {ledger} {args:?} exited {}:\n{}{}",
-        o.code, o.stdout, o.stderr
-    );
-    o.stdout
-}
 
 /// `list --json` as id → URL.
 fn listed(dir: &Path, ledger: &str) -> BTreeMap<u64, String> {
