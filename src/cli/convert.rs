@@ -119,7 +119,6 @@ fn refuse_clashes(
     output: Option<&Path>,
     bibliography: &Path,
 ) -> Result<(), CliError> {
-    let ledger = env.ledger.location().file().map(Path::to_path_buf);
     let mut targets = vec![("--bibliography", bibliography)];
     if let Some(out) = output {
         targets.push(("-o", out));
@@ -132,25 +131,53 @@ fn refuse_clashes(
         }
     }
     for (flag, path) in targets {
-        if draft.as_os_str() != "-" && same_path(path, draft) {
-            return Err(CliError::usage(format!(
-                "{flag} {} is the draft itself: convert never replaces the draft",
-                path.display()
-            ))
-            .hint("write the document to another file, e.g. -o report.md"));
-        }
-        if ledger.as_deref().is_some_and(|l| same_path(path, l)) {
-            return Err(
-                CliError::usage(format!("{flag} {} is the ledger itself", path.display()))
-                    .hint("choose another file"),
-            );
-        }
+        refuse_draft_or_ledger(
+            env,
+            draft,
+            flag,
+            path,
+            "convert",
+            "write the document to another file, e.g. -o report.md",
+            "choose another file",
+        )?;
+    }
+    Ok(())
+}
+
+/// Refuses an output file `flag PATH` of `command` that is the draft or the ledger: a
+/// command that reads a draft never writes over it, nor over the ledger it reads.
+pub(super) fn refuse_draft_or_ledger(
+    env: &Env<'_>,
+    draft: &Path,
+    flag: &str,
+    path: &Path,
+    command: &str,
+    draft_hint: &str,
+    ledger_hint: &str,
+) -> Result<(), CliError> {
+    if draft.as_os_str() != "-" && same_path(path, draft) {
+        return Err(CliError::usage(format!(
+            "{flag} {} is the draft itself: {command} never replaces the draft",
+            path.display()
+        ))
+        .hint(draft_hint.to_string()));
+    }
+    if env
+        .ledger
+        .location()
+        .file()
+        .is_some_and(|l| same_path(path, l))
+    {
+        return Err(
+            CliError::usage(format!("{flag} {} is the ledger itself", path.display()))
+                .hint(ledger_hint.to_string()),
+        );
     }
     Ok(())
 }
 
 /// Whether `a` and `b` name one file: the same existing file, or the same path.
-pub(super) fn same_path(a: &Path, b: &Path) -> bool {
+fn same_path(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),

@@ -14,7 +14,7 @@ use cite_core::draft::{Advice, VerifyOptions};
 use cite_ledger::app::{Input, Reading, html};
 use time::format_description::well_known::Rfc3339;
 
-use super::convert::same_path;
+use super::convert::refuse_draft_or_ledger;
 use super::{CliError, Env};
 
 #[derive(clap::Args, Debug)]
@@ -46,24 +46,8 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     cite_ledger::app::check_min_coverage("--min-coverage", args.min_coverage)?;
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     if let Some(out) = output {
-        if args.draft.as_os_str() != "-" && same_path(out, &args.draft) {
-            return Err(CliError::usage(format!(
-                "-o {} is the draft itself: report never replaces the draft",
-                out.display()
-            ))
-            .hint("write the report to another file, e.g. -o report.html"));
-        }
-        if env
-            .ledger
-            .location()
-            .file()
-            .is_some_and(|l| same_path(out, l))
-        {
-            return Err(
-                CliError::usage(format!("-o {} is the ledger itself", out.display()))
-                    .hint("write the report to another file, e.g. -o report.html"),
-            );
-        }
+        let hint = "write the report to another file, e.g. -o report.html";
+        refuse_draft_or_ledger(env, &args.draft, "-o", out, "report", hint, hint)?;
     }
     let text = Input::arg(&args.draft).read(Reading::Draft)?;
     let view = env.ledger.view(args.epoch)?;
