@@ -61,8 +61,10 @@ cat "$work/draft.md"
 step verify "$work/draft.md" --strict --evidence --min-coverage 0.5 --support
 
 # The same verdict as a page for whoever checks the draft: sentences marked, citations
-# linked to source cards with their quotes in page context (kept as report.html here).
-step report "$work/draft.md" -o report.html
+# linked to source cards with their quotes in page context. Kept outside the checkout (the
+# rest of the run is thrown away), to open in a browser.
+report="${TMPDIR:-/tmp}/cite-quickstart-report.html"
+step report "$work/draft.md" -o "$report"
 
 printf '\n# --support catches a figure that drifted between the page and the prose:'
 text=$(<"$work/draft.md")
