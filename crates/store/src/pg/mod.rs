@@ -26,6 +26,7 @@ mod tables;
 mod tls;
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -218,6 +219,12 @@ impl Target {
     /// `client_connection_check_interval`). Set with `set_config` over the settings the
     /// server has, so that an older server skips what it lacks rather than failing; not
     /// as startup `options`, which PgBouncer refuses.
+    ///
+    /// And no bitmap scans: every cite statement reads by primary key, a key or a range
+    /// in key order. A new ledger's tables have no statistics until autovacuum gets to
+    /// them, and the planner then guesses that a key range of the epoch holds a few rows:
+    /// a bitmap scan of the whole range and a sort, a read that grows with the ledger, at
+    /// every write, where the index read in order stops after the rows asked for.
     fn prelude(wait: Duration) -> String {
         let w = wait.max(Duration::from_secs(1)).as_millis();
         let s = (w / 1000).max(1);
@@ -230,7 +237,8 @@ impl Target {
              ('statement_timeout', '{statement}'), ('lock_timeout', '{w}'), \
              ('tcp_keepalives_idle', '{s}'), ('tcp_keepalives_interval', '{interval}'), \
              ('tcp_keepalives_count', '3'), ('tcp_user_timeout', '{statement}'), \
-             ('client_connection_check_interval', '{interval}000')) v(name, setting) \
+             ('client_connection_check_interval', '{interval}000'), \
+             ('enable_bitmapscan', 'off')) v(name, setting) \
              WHERE v.name IN (SELECT name FROM pg_settings)"
         )
     }
@@ -461,6 +469,9 @@ pub struct PgStore {
     /// Shared between calls (see [`Backend::share`]): reads end at once, not with the
     /// next statement.
     kept: bool,
+    /// Opened for writing, the database not looked at yet: the version check goes with
+    /// the first write's read, in its round trip (see [`PgStore::open_write`]).
+    unchecked: Arc<AtomicBool>,
 }
 
 type FirstRead = (Client, Vec<SimpleQueryMessage>, Instant);
@@ -482,11 +493,14 @@ enum Found {
 }
 
 impl PgStore {
-    /// Connects and makes sure the database is a cite ledger of a version this build
-    /// writes, creating (or migrating) its tables under the writer lock when needed.
+    /// Connects, for writing. The database is looked at by the first write, whose read
+    /// carries the version check in its own round trip (an add of a new URL: that read
+    /// and the commit, two round trips after the login); a read or a write under the lock
+    /// first looks at it alone ([`PgStore::ensure_checked`]). Either way a database of a
+    /// newer version is refused and none of cite's tables created (or migrated) under the
+    /// writer lock, before anything is read or written.
     pub fn open_write(target: &Target, mode: LockMode, wait: Duration) -> StoreResult<PgStore> {
-        let started = Instant::now();
-        let mut client = target.open_session(wait)?;
+        let client = target.open_session(wait)?;
         let store = PgStore {
             target: target.clone(),
             wait,
@@ -494,19 +508,49 @@ impl PgStore {
             pool: Arc::new(Mutex::new(Vec::new())),
             first: Arc::new(Mutex::new(None)),
             kept: false,
+            unchecked: Arc::new(AtomicBool::new(true)),
         };
-        if let Found::Ledger(SCHEMA_VERSION) = store.inspect_first(&mut client)? {
-            store.give_back(client);
-            return Ok(store);
-        }
-        let left = wait.saturating_sub(started.elapsed());
-        store.lock(&mut client, left)?;
-        let migrated = store.migrate(&mut client);
-        let unlocked = store.unlock(&mut client);
-        migrated?;
-        unlocked?;
         store.give_back(client);
         Ok(store)
+    }
+
+    /// Makes sure the database is a cite ledger of a version this build writes, creating
+    /// (or migrating) its tables under the writer lock when needed; once per store.
+    fn ensure_checked(&self, client: &mut Client, wait: Duration) -> StoreResult<()> {
+        if !self.unchecked.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        if let Found::Ledger(SCHEMA_VERSION) = self.inspect_first(client)? {
+            self.unchecked.store(false, Ordering::Release);
+            return Ok(());
+        }
+        self.lock(client, wait)?;
+        let migrated = self.migrate(client);
+        let unlocked = self.unlock(client);
+        migrated?;
+        unlocked?;
+        self.unchecked.store(false, Ordering::Release);
+        Ok(())
+    }
+
+    /// What the version check sent with a write's first read answered: `Ok(true)` for a
+    /// ledger of this version (a transaction pooler refused as at [`Self::inspect_first`]:
+    /// the read ran outside any transaction), `Ok(false)` where the tables are missing or
+    /// older, to be made or migrated first.
+    fn checked_by(&self, version: Result<Vec<postgres::Row>, PgError>) -> Result<bool, Attempt> {
+        let rows = match version {
+            Ok(rows) => rows,
+            Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => return Ok(false),
+            Err(e) => return Err(Attempt::from_pg(e)),
+        };
+        let (found, session) = self.found(&rows).map_err(Attempt::Failed)?;
+        if !matches!(found, Found::Ledger(SCHEMA_VERSION)) {
+            return Ok(false);
+        }
+        self.refuse_transaction_pooler(session)
+            .map_err(Attempt::Failed)?;
+        self.unchecked.store(false, Ordering::Release);
+        Ok(true)
     }
 
     /// Connects for reading; `None` when the database holds no ledger yet.
@@ -524,6 +568,7 @@ impl PgStore {
             pool: Arc::new(Mutex::new(Vec::new())),
             first: Arc::new(Mutex::new(None)),
             kept: false,
+            unchecked: Arc::new(AtomicBool::new(false)),
         };
         let (version, begun) = client
             .query_typed_then_simple(schema::VERSION, &tables::begin_read_sql())
@@ -849,12 +894,18 @@ impl PgStore {
         // Bounded by the wait too: another session's LOCK TABLE on a cite table would
         // hold the read without bound.
         let ms = wait.as_millis().clamp(1, i32::MAX as u128);
-        let start = client
-            .simple_query(&format!(
-                "SET lock_timeout = {ms}; {}",
-                tables::start_sql(hint)
-            ))
-            .map_err(Attempt::from_pg)?;
+        let read = format!("SET lock_timeout = {ms}; {}", tables::start_sql(hint));
+        let start = if self.unchecked.load(Ordering::Acquire) {
+            let (version, start) = client
+                .query_typed_then_simple(schema::VERSION, &read)
+                .map_err(Attempt::from_pg)?;
+            if !self.checked_by(version)? {
+                return Err(Attempt::Unchecked);
+            }
+            start.map_err(Attempt::from_pg)?
+        } else {
+            client.simple_query(&read).map_err(Attempt::from_pg)?
+        };
         let (changed, rows, sql) = {
             let mut tables = PgTables::new(&mut *client, &self.target);
             tables.run_ahead();
@@ -964,6 +1015,9 @@ enum Attempt {
     Moved,
     /// The body needed its writes sent before the lock was taken: done again, under it.
     NeedLock,
+    /// The version check sent with the read found no ledger of this version: the tables
+    /// are made or migrated, and the write done again.
+    Unchecked,
     Failed(StoreError),
     Driver(PgError),
 }
@@ -992,6 +1046,7 @@ impl Backend for PgStore {
             pool: self.pool.clone(),
             first: self.first.clone(),
             kept: true,
+            unchecked: self.unchecked.clone(),
         }))
     }
 
@@ -1000,6 +1055,7 @@ impl Backend for PgStore {
             Some(first) => first,
             None => {
                 let mut client = self.take()?;
+                self.ensure_checked(&mut client, self.wait)?;
                 let answer = client
                     .simple_query(&tables::begin_read_sql())
                     .map_err(|e| self.failed(&e))?;
@@ -1025,6 +1081,9 @@ impl Backend for PgStore {
         let deadline = Instant::now() + wait;
         let mut client = self.take()?;
         let mut locked = hint.bulk || self.mode == LockMode::Maintenance;
+        if locked {
+            self.ensure_checked(&mut client, wait)?;
+        }
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.attempt(&mut client, left, locked, hint, body) {
@@ -1033,6 +1092,10 @@ impl Backend for PgStore {
                     return Ok(());
                 }
                 Err(Attempt::Moved) | Err(Attempt::NeedLock) => locked = true,
+                Err(Attempt::Unchecked) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    self.ensure_checked(&mut client, left)?;
+                }
                 Err(Attempt::Retry(e)) => {
                     if Instant::now() >= deadline {
                         return Err(self.failed(&e));
@@ -1050,6 +1113,7 @@ impl Backend for PgStore {
     fn check(&self) -> StoreResult<Checked> {
         // The row counts kept beside the views must be the tables' own.
         let mut client = self.take()?;
+        self.ensure_checked(&mut client, self.wait)?;
         let rows = client
             .query(
                 "SELECT c.name, c.n, CASE c.name \

@@ -433,19 +433,26 @@ pub fn start_sql(hint: &Prefetch) -> String {
          UNION ALL SELECT 'E', epoch::text, '' FROM e"
     );
     if !hint.urls.is_empty() {
-        let keys: Vec<String> = hint
+        let keys: std::collections::BTreeSet<String> = hint
             .urls
             .iter()
             .map(|u| hex_literal(u.as_bytes()))
             .collect();
+        // Each URL one lookup of the primary key, and its source one more: the plan a
+        // planner with no statistics yet (a new ledger) might pick for `url = ANY(…)`
+        // reads every row of the epoch, once per write.
         sql.push_str(&format!(
-            " UNION ALL SELECT 'u', encode(u.url, 'hex'), u.id::text FROM cite_urls u, e \
-             WHERE u.epoch = e.epoch AND u.url = ANY(ARRAY[{k}]) \
-             UNION ALL SELECT 'S', s.id::text, encode(s.row, 'hex') \
-             FROM cite_urls u JOIN e ON u.epoch = e.epoch \
-             JOIN cite_sources s ON s.epoch = u.epoch AND s.id = u.id \
-             WHERE u.url = ANY(ARRAY[{k}])",
-            k = keys.join(", ")
+            " UNION ALL SELECT 'u', encode(x.url, 'hex'), x.id::text \
+             FROM e CROSS JOIN unnest(ARRAY[{k}]) AS q(url) \
+             CROSS JOIN LATERAL (SELECT u.url, u.id FROM cite_urls u \
+               WHERE u.epoch = e.epoch AND u.url = q.url) x \
+             UNION ALL SELECT 'S', y.id::text, encode(y.row, 'hex') \
+             FROM e CROSS JOIN unnest(ARRAY[{k}]) AS q(url) \
+             CROSS JOIN LATERAL (SELECT u.id FROM cite_urls u \
+               WHERE u.epoch = e.epoch AND u.url = q.url) x \
+             CROSS JOIN LATERAL (SELECT s.id, s.row FROM cite_sources s \
+               WHERE s.epoch = e.epoch AND s.id = x.id) y",
+            k = keys.into_iter().collect::<Vec<_>>().join(", ")
         ));
     }
     if !hint.ranges.is_empty() {
@@ -827,11 +834,14 @@ impl<C: BorrowMut<Client>> Tables for PgTables<C> {
             return Ok(());
         }
         let rows = self.point(
-            "SELECT 'u', 0::bigint, u.url, u.id FROM cite_urls u \
-             WHERE u.epoch = $1 AND u.url = ANY($2) \
-             UNION ALL SELECT 's', s.id, s.row, 0::bigint FROM cite_urls u \
-             JOIN cite_sources s ON s.epoch = u.epoch AND s.id = u.id \
-             WHERE u.epoch = $1 AND u.url = ANY($2) \
+            "SELECT 'u', 0::bigint, x.url, x.id FROM unnest($2::bytea[]) AS q(url) \
+             CROSS JOIN LATERAL (SELECT u.url, u.id FROM cite_urls u \
+               WHERE u.epoch = $1 AND u.url = q.url) x \
+             UNION ALL SELECT 's', y.id, y.row, 0::bigint FROM unnest($2::bytea[]) AS q(url) \
+             CROSS JOIN LATERAL (SELECT u.id FROM cite_urls u \
+               WHERE u.epoch = $1 AND u.url = q.url) x \
+             CROSS JOIN LATERAL (SELECT s.id, s.row FROM cite_sources s \
+               WHERE s.epoch = $1 AND s.id = x.id) y \
              UNION ALL SELECT 'r', q.i, x.url, x.id \
              FROM unnest($3::bytea[]) WITH ORDINALITY AS q(after, i) \
              CROSS JOIN LATERAL (SELECT c.url, c.id FROM cite_urls c \
