@@ -39,7 +39,7 @@ impl Server {
         Server::spawn(ledger, &[], Some(dir))
     }
 
-    fn start_with(ledger: &Path, env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_with(ledger: &Path, env: &[(&str, &str)]) -> Server {
         Server::spawn(ledger, env, None)
     }
 

@@ -326,6 +326,11 @@ fn monotonic_ns() -> u64 {
 /// own descriptors, so the other tests' servers (each with a `ledger.redb.sock`) do not
 /// count.
 fn lead_sockets(lead: &Server) -> usize {
+    lead_sockets_at(lead, "/ledger.redb.sock")
+}
+
+/// [`lead_sockets`] at a socket whose path ends with `suffix`.
+pub(crate) fn lead_sockets_at(lead: &Server, suffix: &str) -> usize {
     let fds = std::fs::read_dir(format!("/proc/{}/fd", lead.child.id())).unwrap();
     let inodes: std::collections::BTreeSet<String> = fds
         .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
@@ -342,7 +347,7 @@ fn lead_sockets(lead: &Server) -> usize {
     let table = std::fs::read_to_string("/proc/net/unix").unwrap();
     table
         .lines()
-        .filter(|l| l.ends_with("/ledger.redb.sock"))
+        .filter(|l| l.ends_with(suffix))
         // Num RefCount Protocol Flags Type St Inode Path
         .filter(|l| {
             l.split_whitespace()

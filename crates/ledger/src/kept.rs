@@ -152,7 +152,8 @@ impl Kept {
     /// answers each. A failed write closes the store, so that the next one opens the
     /// file afresh (it may have been replaced, or repaired).
     fn run(self: Arc<Self>, ledger: Ledger) {
-        let mut role = match ledger.location.file() {
+        let meets = lead::meeting_point(&ledger.location);
+        let mut role = match &meets {
             Some(_) => Role::Unknown,
             None => Role::Alone,
         };
@@ -182,7 +183,7 @@ impl Kept {
                 wait,
                 ..ledger.clone()
             };
-            let results = self.commit(&this_batch, &mut role, items);
+            let results = self.commit(&this_batch, meets.as_deref(), &mut role, items);
             if results.iter().any(|r| matches!(r, Err(Error::Store(_)))) {
                 *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
             }
@@ -197,6 +198,7 @@ impl Kept {
     fn commit(
         self: &Arc<Self>,
         ledger: &Ledger,
+        meets: Option<&std::path::Path>,
         role: &mut Role,
         items: Vec<(Context, AddRequest)>,
     ) -> Vec<Result<Added>> {
@@ -206,7 +208,7 @@ impl Kept {
         {
             *role = Role::Unknown;
         }
-        if let (Role::Unknown, Some(path)) = (&role, ledger.location.file()) {
+        if let (Role::Unknown, Some(path)) = (&role, meets) {
             let commit: Arc<dyn lead::Commit> = self.clone();
             *role = lead::elect(path, &commit);
         }

@@ -19,6 +19,12 @@
 //!
 //! Only processes of the same user are served or trusted (the peer's credentials are
 //! checked on both ends), and the socket is made private to its owner.
+//!
+//! Servers of one PostgreSQL ledger on one machine share a lead the same way: they meet
+//! in a folder private to their user ([`meeting_point`]), and the lead's commits carry
+//! the adds of them all. Each commit takes the database's writer lock on its own, so
+//! servers on other machines (with leads of their own) and CLI writers go in between,
+//! and a commit of many adds costs the same round trips as one.
 
 use std::collections::HashMap;
 use std::fs;
@@ -36,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::{AddRequest, Added, Context};
+use cite_store::Location;
 use cite_store::lock::Lead;
 
 /// A request or an answer larger than this is refused (a page text is at most the MCP
@@ -99,9 +106,41 @@ pub(super) trait Commit: Send + Sync {
     ) -> Option<Vec<super::Result<Added>>>;
 }
 
-/// Finds out what this server is for the ledger file at `ledger`: the lead if it is free
-/// (then it listens for the others), else a follower of the one that holds it. `Unknown`
-/// when the lead is held but cannot be reached (it is starting, or has just died).
+/// Where the servers of `location` on this machine meet: the ledger file itself (its
+/// sidecar and socket beside it), or for a PostgreSQL ledger a name in a folder only this
+/// user may use ([`private_folder`]): `pg-` and a hash of the URL without its password,
+/// so that servers of the same database, schema and role meet, and no others. `None`
+/// where no such folder can be had (then every server writes alone).
+pub(super) fn meeting_point(location: &Location) -> Option<PathBuf> {
+    match location {
+        Location::File(path) => Some(path.clone()),
+        Location::Postgres(target) => {
+            let hash = blake3::hash(target.to_string().as_bytes());
+            let name = format!("pg-{}", &hash.to_hex()[..32]);
+            Some(private_folder()?.join(name))
+        }
+    }
+}
+
+/// `$XDG_RUNTIME_DIR/cite`, or `/tmp/cite-UID`: made with mode 0700 when missing, and
+/// used only when it is a folder (not a link) of this user that no one else may enter,
+/// so that another user can neither listen in the lead's place nor remove its socket.
+fn private_folder() -> Option<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let uid = rustix::process::geteuid().as_raw();
+    let folder = match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
+        Some(runtime) if runtime.is_absolute() => runtime.join("cite"),
+        _ => PathBuf::from(format!("/tmp/cite-{uid}")),
+    };
+    let _ = fs::DirBuilder::new().mode(0o700).create(&folder);
+    let meta = fs::symlink_metadata(&folder).ok()?;
+    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o077 == 0).then_some(folder)
+}
+
+/// Finds out what this server is for the ledger met at `ledger` ([`meeting_point`]): the
+/// lead if it is free (then it listens for the others), else a follower of the one that
+/// holds it. `Unknown` when the lead is held but cannot be reached (it is starting, or has
+/// just died).
 pub(super) fn elect(ledger: &Path, kept: &Arc<dyn Commit>) -> Role {
     let socket = Lead::socket_path(ledger);
     if let Some(lead) = Lead::try_take(ledger) {
