@@ -642,3 +642,39 @@ fn a_missing_privilege_and_a_locked_table_say_what_they_are() {
         ))
         .unwrap();
 }
+
+/// The grant a missing privilege asks for names the ledger's schema: a role without
+/// privileges on a ledger in `?schema=team_a` was told to ask for the tables of `public`,
+/// which would not let it write.
+#[test]
+#[ignore = "needs a PostgreSQL server ($CITE_TEST_POSTGRES): see CONTRIBUTING.md, run with cargo test -- --ignored"]
+fn a_missing_privilege_on_a_schema_ledger_names_its_schema() {
+    let db = postgres_db();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ledger = format!("{}?schema=team_a", db.url);
+    ok(dir.path(), &ledger, &["add", "https://a.example"]);
+    let role = format!("outsider_{}", std::process::id());
+    let mut admin = db.connect();
+    admin
+        .batch_execute(&format!(
+            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN PASSWORD 'pw'; \
+             GRANT CONNECT ON DATABASE \"{}\" TO {role}",
+            db.name
+        ))
+        .expect("create a role without privileges on the schema");
+    let mut url = url::Url::parse(&ledger).unwrap();
+    url.set_username(&role).unwrap();
+    url.set_password(Some("pw")).unwrap();
+    let o = cite_bt(dir.path(), url.as_str(), &["add", "https://b.example"]);
+    let line = refused(&o, "no privilege on the schema");
+    assert!(line.contains("permission denied"), "{line}");
+    assert!(line.contains("GRANT USAGE ON SCHEMA team_a TO"), "{line}");
+    assert!(line.contains("ON ALL TABLES IN SCHEMA team_a TO"), "{line}");
+    assert!(!line.contains("SCHEMA public"), "{line}");
+    admin
+        .batch_execute(&format!(
+            "REVOKE ALL ON DATABASE \"{}\" FROM {role}; DROP ROLE {role}",
+            db.name
+        ))
+        .unwrap();
+}

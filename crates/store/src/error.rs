@@ -151,12 +151,17 @@ pub enum StoreError {
     )]
     PgTransactionPooler { at: String },
     #[error(
-        "the PostgreSQL ledger at {at} refused role {role}: {reason} — ask the database's owner to grant it what cite needs (`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}`, as docs/postgres.md says); nothing was written"
+        "the PostgreSQL ledger at {at} refused role {role}: {reason} — ask the database's owner to grant it what cite needs (`{usage}GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {role}`, as docs/postgres.md says); nothing was written"
     )]
     PgPermission {
         at: String,
         reason: String,
         role: String,
+        /// The ledger's schema (`public` for the default one).
+        schema: String,
+        /// "GRANT USAGE ON SCHEMA … TO …; " for a schema of its own, which a role may
+        /// not enter by default; empty for `public`.
+        usage: String,
     },
     #[error(
         "ledger busy: {at} — {reason}: another session holds a lock on a cite table (a LOCK TABLE, a long maintenance) — try again later or raise --wait"

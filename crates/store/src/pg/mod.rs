@@ -302,11 +302,23 @@ impl Target {
         let at = self.shown.clone();
         let reason = first_line(e);
         match e.code() {
-            Some(&SqlState::INSUFFICIENT_PRIVILEGE) => StoreError::PgPermission {
-                at,
-                reason,
-                role: self.role(),
-            },
+            Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
+                let role = self.role();
+                let (schema, usage) = match self.schema.as_deref() {
+                    None | Some(DEFAULT_SCHEMA) => (DEFAULT_SCHEMA.to_string(), String::new()),
+                    Some(name) => (
+                        name.to_string(),
+                        format!("GRANT USAGE ON SCHEMA {name} TO {role}; "),
+                    ),
+                };
+                StoreError::PgPermission {
+                    at,
+                    reason,
+                    role,
+                    schema,
+                    usage,
+                }
+            }
             Some(&SqlState::LOCK_NOT_AVAILABLE) => StoreError::PgLocked { at, reason },
             // A statement that outran `statement_timeout`, or one cancelled by an
             // operator: nothing of it stays.
