@@ -39,11 +39,16 @@ Each URL a WebFetch fetched, and each url/link/source_url in a WebSearch's or an
 tool's result, is registered (--via the tool's name), and the model is told its id.
 Never fails the tool call: an error is one line on stderr, exit 0, no output.";
 
+/// How much sooner than the hook's limit (`--wait`, 2 s by default) the ledger's own
+/// waits end: the time to give their answer and exit.
+const OWN_SLACK: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// The largest hook input read. A tool result larger than this is skipped (with the
 /// stderr line) rather than held in memory on every call.
 const MAX_INPUT: u64 = 32 << 20;
 
 pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
+    let started = std::time::Instant::now();
     let Agent::ClaudeCode = args.agent;
     let payload = read_stdin()?;
     let call = match hook::read_claude_code(&payload).map_err(|e| CliError::usage(e.to_string()))? {
@@ -88,7 +93,31 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         .via
         .clone()
         .unwrap_or_else(|| hook::route_of(&call.tool));
-    let added = ledger.register_found(&env.ctx, call.found, Some(&via))?;
+    // The ledger's own waits end a little before the hook's, so that what they say
+    // (busy, no answer to the login) is what the agent's log shows.
+    let limit = ledger.wait();
+    let inner = Ledger::new(
+        ledger.location().clone(),
+        limit.saturating_sub(OWN_SLACK).max(limit / 2),
+    );
+    let added = within(limit.saturating_sub(started.elapsed()), {
+        let (ledger, ctx, found) = (inner, env.ctx.clone(), call.found);
+        move || {
+            ledger
+                .register_found(&ctx, found, Some(&via))
+                .map_err(CliError::from)
+        }
+    })
+    .map_err(|e| CliError::failed(format!("cannot start the registration: {e}")))?
+    .unwrap_or_else(|| {
+        Err(CliError::failed(format!(
+            "the ledger at {} did not answer within {} s, the hook's limit: this {} call's \
+             sources may not be registered (`cite add` them if the model needs their ids)",
+            ledger.location(),
+            ledger.wait().as_secs_f64(),
+            call.tool
+        )))
+    })?;
     let context = hook::context_for_model(
         &call.tool,
         ledger.location(),
@@ -97,6 +126,25 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     );
     writeln!(env.out, "{}", hook::claude_code_answer(&context))?;
     Ok(())
+}
+
+/// `register` run on a thread of its own, its answer waited for at most `limit`; `None`
+/// past it (an error: no thread could be started). The agent waits for its hooks after every tool call, and each step of a
+/// write (the login, every statement) has a deadline of its own, so only a bound on
+/// the whole keeps the hook's: the write left running ends with the process. Nothing
+/// is printed for it, so no id is shown that might not be on disk; a write that was
+/// already committing is complete or absent, as after any crash.
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    register: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<Option<T>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("cite-hook".into())
+        .spawn(move || {
+            let _ = tx.send(register());
+        })?;
+    Ok(rx.recv_timeout(limit).ok())
 }
 
 fn read_stdin() -> Result<String, CliError> {

@@ -360,7 +360,7 @@ fn a_busy_ledger_costs_the_registration_not_the_agent() {
     let line = assert_one_line_error(&out, "busy");
     assert!(line.starts_with("cite hook: ledger busy"), "{line}");
     assert!(
-        out.took >= Duration::from_millis(1900) && out.took < Duration::from_secs(10),
+        out.took >= Duration::from_millis(1700) && out.took < Duration::from_secs(10),
         "gave up after {:?}, not after about 2 s",
         out.took
     );

@@ -319,3 +319,47 @@ fn the_hook_gives_up_on_a_silent_server_within_its_wait() {
     let bound = Duration::from_secs(2) + MARGIN;
     assert!(o.took < bound, "took {:?}, more than {bound:?}", o.took);
 }
+
+/// `cite hook claude-code` keeps its 2 s whatever the network does: a connection that
+/// goes silent after the login, or mid-write, is given up when the hook's time is out,
+/// not the wait plus the half-second grace a statement gets (2.5 s before). Exit 0, one
+/// line on stderr that says the sources may not be registered, nothing on stdout.
+#[test]
+#[ignore = "needs a PostgreSQL server ($CITE_TEST_POSTGRES)"]
+fn the_hook_keeps_its_two_seconds_on_a_connection_gone_silent() {
+    let db = crate::util::postgres_db();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = format!("{}?sslmode=disable", crate::util::plain_url(&db.url));
+    let first = cite_waiting(dir.path(), &plain, &["add", "https://a.example/"]);
+    assert_eq!(first.code, 0, "{first:?}");
+    let payload = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hook/webfetch.json"),
+    )
+    .expect("fixture");
+    for after in 1..=3 {
+        let (port, _held) = silent_proxy(port_of(&plain), after);
+        let mut u = url::Url::parse(&plain).expect("URL");
+        u.set_port(Some(port)).expect("port");
+        let started = Instant::now();
+        let out = cite_bin()
+            .current_dir(dir.path())
+            .arg("--ledger")
+            .arg(u.as_str())
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.clone())
+            .timeout(Duration::from_secs(60))
+            .output()
+            .expect("run cite hook");
+        let o = Outcome::from_output(out, started.elapsed());
+        assert_eq!(o.code, 0, "silent after {after}: {o:?}");
+        assert!(o.stdout.is_empty(), "silent after {after}: {o:?}");
+        assert!(
+            o.stderr.starts_with("cite hook: "),
+            "silent after {after}: {o:?}"
+        );
+        assert_eq!(o.stderr.lines().count(), 1, "silent after {after}: {o:?}");
+        // The hook's own limit, and the time to start and end a process.
+        let bound = Duration::from_millis(2400);
+        assert!(o.took < bound, "silent after {after}: took {:?}", o.took);
+    }
+}
