@@ -40,7 +40,7 @@ fn schema_key(name: &str) -> i64 {
 
 /// The ledger of `schema` in `db`, after the URL's own parameters (`sslmode=…` when the
 /// tests run over TLS).
-fn in_schema(db: &PgDb, schema: &str) -> String {
+pub(crate) fn in_schema(db: &PgDb, schema: &str) -> String {
     let join = if db.url.contains('?') { '&' } else { '?' };
     format!("{}{join}schema={schema}", db.url)
 }

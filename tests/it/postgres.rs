@@ -651,7 +651,7 @@ fn a_missing_privilege_and_a_locked_table_say_what_they_are() {
 fn a_missing_privilege_on_a_schema_ledger_names_its_schema() {
     let db = postgres_db();
     let dir = tempfile::tempdir().expect("temp dir");
-    let ledger = format!("{}?schema=team_a", db.url);
+    let ledger = crate::pg_team::in_schema(&db, "team_a");
     ok(dir.path(), &ledger, &["add", "https://a.example"]);
     let role = format!("outsider_{}", std::process::id());
     let mut admin = db.connect();
