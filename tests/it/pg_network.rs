@@ -181,6 +181,31 @@ fn port_of(url: &str) -> u16 {
         .expect("a port in the URL")
 }
 
+/// A fresh database with one source, and its URL in plain text (`sslmode=disable`), the
+/// form [`silent_proxy`] can follow.
+fn plain_ledger_with_one_source(dir: &std::path::Path) -> (crate::util::PgDb, String) {
+    let db = crate::util::postgres_db();
+    let plain = format!("{}?sslmode=disable", crate::util::plain_url(&db.url));
+    let first = cite_waiting(dir, &plain, &["add", "https://a.example/"]);
+    assert_eq!(first.code, 0, "{first:?}");
+    (db, plain)
+}
+
+/// `plain` reached on `port` instead (a proxy's).
+fn through(plain: &str, port: u16) -> String {
+    let mut u = url::Url::parse(plain).expect("URL");
+    u.set_port(Some(port)).expect("port");
+    u.to_string()
+}
+
+/// The hook input of a WebFetch call (`tests/fixtures/hook/webfetch.json`).
+fn webfetch_payload() -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hook/webfetch.json"),
+    )
+    .expect("fixture")
+}
+
 /// Issue 23, item 3: a connection that goes silent after the login, or in the middle of
 /// a write, ends reads and writes within `--wait` plus a grace, as a lost connection
 /// that a retry mends — not a hang (`cite --wait 3 add` had run on past 30 s), and not
@@ -189,16 +214,9 @@ fn port_of(url: &str) -> u16 {
 #[test]
 #[ignore = "needs a PostgreSQL server ($CITE_TEST_POSTGRES)"]
 fn a_connection_gone_silent_ends_reads_and_writes_within_the_wait() {
-    let db = crate::util::postgres_db();
     let dir = tempfile::tempdir().unwrap();
-    let plain = format!("{}?sslmode=disable", crate::util::plain_url(&db.url));
-    let first = cite_waiting(dir.path(), &plain, &["add", "https://a.example/"]);
-    assert_eq!(first.code, 0, "{first:?}");
-    let through = |port: u16| {
-        let mut u = url::Url::parse(&plain).expect("URL");
-        u.set_port(Some(port)).expect("port");
-        u.to_string()
-    };
+    let (_db, plain) = plain_ledger_with_one_source(dir.path());
+    let through = |port: u16| through(&plain, port);
     for args in [&["list"][..], &["add", "https://b.example/"], &["audit"]] {
         let (port, _held) = silent_proxy(port_of(&plain), 1);
         let o = cite_waiting(dir.path(), &through(port), args);
@@ -297,10 +315,7 @@ fn a_table_lock_of_another_session_ends_reads_and_writes_within_the_wait() {
 fn the_hook_gives_up_on_a_silent_server_within_its_wait() {
     let (port, _held) = mute_server();
     let dir = tempfile::tempdir().unwrap();
-    let payload = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hook/webfetch.json"),
-    )
-    .expect("fixture");
+    let payload = webfetch_payload();
     let started = Instant::now();
     let out = cite_bin()
         .current_dir(dir.path())
@@ -327,24 +342,16 @@ fn the_hook_gives_up_on_a_silent_server_within_its_wait() {
 #[test]
 #[ignore = "needs a PostgreSQL server ($CITE_TEST_POSTGRES)"]
 fn the_hook_keeps_its_two_seconds_on_a_connection_gone_silent() {
-    let db = crate::util::postgres_db();
     let dir = tempfile::tempdir().unwrap();
-    let plain = format!("{}?sslmode=disable", crate::util::plain_url(&db.url));
-    let first = cite_waiting(dir.path(), &plain, &["add", "https://a.example/"]);
-    assert_eq!(first.code, 0, "{first:?}");
-    let payload = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hook/webfetch.json"),
-    )
-    .expect("fixture");
+    let (_db, plain) = plain_ledger_with_one_source(dir.path());
+    let payload = webfetch_payload();
     for after in 1..=3 {
         let (port, _held) = silent_proxy(port_of(&plain), after);
-        let mut u = url::Url::parse(&plain).expect("URL");
-        u.set_port(Some(port)).expect("port");
         let started = Instant::now();
         let out = cite_bin()
             .current_dir(dir.path())
             .arg("--ledger")
-            .arg(u.as_str())
+            .arg(through(&plain, port))
             .args(["hook", "claude-code"])
             .write_stdin(payload.clone())
             .timeout(Duration::from_secs(60))

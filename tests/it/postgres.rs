@@ -602,19 +602,8 @@ fn a_missing_privilege_and_a_locked_table_say_what_they_are() {
     let db = postgres_db();
     let dir = tempfile::tempdir().expect("temp dir");
     ok(dir.path(), &db.url, &["add", "https://a.example"]);
-    let role = format!("reader_{}", std::process::id());
-    let mut admin = db.connect();
-    admin
-        .batch_execute(&format!(
-            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN PASSWORD 'pw'; \
-             GRANT CONNECT ON DATABASE \"{}\" TO {role}",
-            db.name
-        ))
-        .expect("create a role without privileges on cite's tables");
-    let mut url = url::Url::parse(&db.url).unwrap();
-    url.set_username(&role).unwrap();
-    url.set_password(Some("pw")).unwrap();
-    let o = cite_bt(dir.path(), url.as_str(), &["add", "https://b.example"]);
+    let (role, url) = role_without_privileges(&db, &db.url, "reader");
+    let o = cite_bt(dir.path(), &url, &["add", "https://b.example"]);
     let line = refused(&o, "no privilege");
     assert!(line.contains("permission denied"), "{line}");
     assert!(line.contains(&format!("role {role}")), "{line}");
@@ -635,12 +624,33 @@ fn a_missing_privilege_and_a_locked_table_say_what_they_are() {
     assert!(line.starts_with("error: ledger busy: "), "{line}");
     assert!(!line.contains("cite audit"), "{line}");
     txn.rollback().unwrap();
-    admin
+    drop_role(&db, &role);
+}
+
+/// A login role (`PREFIX_PID`, password `pw`) that may connect to `db` and do nothing
+/// else, and `ledger` with it as the user; [`drop_role`] drops it.
+fn role_without_privileges(db: &crate::util::PgDb, ledger: &str, prefix: &str) -> (String, String) {
+    let role = format!("{prefix}_{}", std::process::id());
+    db.connect()
+        .batch_execute(&format!(
+            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN PASSWORD 'pw'; \
+             GRANT CONNECT ON DATABASE \"{}\" TO {role}",
+            db.name
+        ))
+        .expect("create a role without privileges");
+    let mut url = url::Url::parse(ledger).unwrap();
+    url.set_username(&role).unwrap();
+    url.set_password(Some("pw")).unwrap();
+    (role, url.to_string())
+}
+
+fn drop_role(db: &crate::util::PgDb, role: &str) {
+    db.connect()
         .batch_execute(&format!(
             "REVOKE ALL ON DATABASE \"{}\" FROM {role}; DROP ROLE {role}",
             db.name
         ))
-        .unwrap();
+        .expect("drop the role");
 }
 
 /// The grant a missing privilege asks for names the ledger's schema: a role without
@@ -653,28 +663,12 @@ fn a_missing_privilege_on_a_schema_ledger_names_its_schema() {
     let dir = tempfile::tempdir().expect("temp dir");
     let ledger = crate::pg_team::in_schema(&db, "team_a");
     ok(dir.path(), &ledger, &["add", "https://a.example"]);
-    let role = format!("outsider_{}", std::process::id());
-    let mut admin = db.connect();
-    admin
-        .batch_execute(&format!(
-            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN PASSWORD 'pw'; \
-             GRANT CONNECT ON DATABASE \"{}\" TO {role}",
-            db.name
-        ))
-        .expect("create a role without privileges on the schema");
-    let mut url = url::Url::parse(&ledger).unwrap();
-    url.set_username(&role).unwrap();
-    url.set_password(Some("pw")).unwrap();
-    let o = cite_bt(dir.path(), url.as_str(), &["add", "https://b.example"]);
+    let (role, url) = role_without_privileges(&db, &ledger, "outsider");
+    let o = cite_bt(dir.path(), &url, &["add", "https://b.example"]);
     let line = refused(&o, "no privilege on the schema");
     assert!(line.contains("permission denied"), "{line}");
     assert!(line.contains("GRANT USAGE ON SCHEMA team_a TO"), "{line}");
     assert!(line.contains("ON ALL TABLES IN SCHEMA team_a TO"), "{line}");
     assert!(!line.contains("SCHEMA public"), "{line}");
-    admin
-        .batch_execute(&format!(
-            "REVOKE ALL ON DATABASE \"{}\" FROM {role}; DROP ROLE {role}",
-            db.name
-        ))
-        .unwrap();
+    drop_role(&db, &role);
 }
