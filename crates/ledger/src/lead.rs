@@ -122,19 +122,32 @@ pub(super) fn meeting_point(location: &Location) -> Option<PathBuf> {
     }
 }
 
-/// `$XDG_RUNTIME_DIR/cite`, or `/tmp/cite-UID`: made with mode 0700 when missing, and
-/// used only when it is a folder (not a link) of this user that no one else may enter,
-/// so that another user can neither listen in the lead's place nor remove its socket.
+/// `$XDG_RUNTIME_DIR/cite`, else `/tmp/cite-UID`: see [`first_private`].
 fn private_folder() -> Option<PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     let uid = rustix::process::geteuid().as_raw();
-    let folder = match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
-        Some(runtime) if runtime.is_absolute() => runtime.join("cite"),
-        _ => PathBuf::from(format!("/tmp/cite-{uid}")),
-    };
-    let _ = fs::DirBuilder::new().mode(0o700).create(&folder);
-    let meta = fs::symlink_metadata(&folder).ok()?;
-    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o077 == 0).then_some(folder)
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|r| r.is_absolute())
+        .map(|r| r.join("cite"));
+    first_private(
+        runtime
+            .into_iter()
+            .chain([PathBuf::from(format!("/tmp/cite-{uid}"))]),
+        uid,
+    )
+}
+
+/// The first of `folders` that is, or can be made, a folder of user `uid` that no one
+/// else may enter (made with mode 0700 when missing; not a link): another user can then
+/// neither listen in the lead's place nor remove its socket. A runtime folder that is
+/// missing or shared is passed over, not trusted.
+fn first_private(folders: impl IntoIterator<Item = PathBuf>, uid: u32) -> Option<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    folders.into_iter().find(|folder| {
+        let _ = fs::DirBuilder::new().mode(0o700).create(folder);
+        fs::symlink_metadata(folder)
+            .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0)
+    })
 }
 
 /// Finds out what this server is for the ledger met at `ledger` ([`meeting_point`]): the
@@ -498,6 +511,51 @@ pub(super) fn left(wait: Duration, start: Instant) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn servers_meet_only_in_a_folder_of_their_own_user_that_no_one_else_may_enter() {
+        use std::os::unix::fs::PermissionsExt;
+        let uid = rustix::process::geteuid().as_raw();
+        let tmp = tempfile::tempdir().unwrap();
+        let fresh = tmp.path().join("fresh");
+        assert_eq!(first_private([fresh.clone()], uid), Some(fresh.clone()));
+        let mode = fs::metadata(&fresh).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "made private");
+        let shared = tmp.path().join("shared");
+        fs::create_dir(&shared).unwrap();
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o755)).unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&fresh, &link).unwrap();
+        let missing_parent = tmp.path().join("no/such/runtime/cite");
+        // Each unsafe or unusable one is passed over for the next.
+        for bad in [&shared, &link, &missing_parent] {
+            assert_eq!(
+                first_private([bad.clone(), fresh.clone()], uid),
+                Some(fresh.clone()),
+                "{}",
+                bad.display()
+            );
+        }
+        assert_eq!(first_private([shared.clone()], uid), None);
+        // Another user's folder is not this one's.
+        assert_eq!(first_private([fresh.clone()], uid + 1), None);
+    }
+
+    #[test]
+    fn a_postgres_ledger_meets_at_a_hash_of_its_url_without_the_password() {
+        let at = |url: &str| {
+            let location = Location::parse(std::ffi::OsStr::new(url)).unwrap();
+            meeting_point(&location)
+                .and_then(|p| p.file_name()?.to_str().map(String::from))
+                .unwrap()
+        };
+        let a = at("postgres://cite:one@db.example/research");
+        assert!(a.starts_with("pg-") && a.len() == 35, "{a}");
+        assert!(!a.contains("research") && !a.contains("one"), "{a}");
+        assert_eq!(a, at("postgres://cite:two@db.example/research"));
+        assert_ne!(a, at("postgres://cite@db.example/research?schema=team_a"));
+        assert_ne!(a, at("postgres://other@db.example/research"));
+    }
 
     #[test]
     fn a_frame_reads_back_whole_and_one_over_the_limit_is_refused_unread() {
