@@ -20,14 +20,14 @@ use crate::util::{PATIENCE, SLACK, Sandbox, signal, wait_until};
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// `cite mcp`, initialized.
-fn start(ledger: &Path) -> Server {
+pub(crate) fn start(ledger: &Path) -> Server {
     let mut mcp = Server::start(ledger);
     mcp.initialize();
     mcp
 }
 
 /// Sends the `n`th add (request ids from 1000, clear of the server helper's own).
-fn send_add(mcp: &mut Server, n: u64, url: &str) {
+pub(crate) fn send_add(mcp: &mut Server, n: u64, url: &str) {
     mcp.send(
         &json!({"jsonrpc": "2.0", "id": 1000 + n, "method": "tools/call",
         "params": {"name": "add", "arguments": {"urls": [url]}}}),
@@ -35,7 +35,7 @@ fn send_add(mcp: &mut Server, n: u64, url: &str) {
 }
 
 /// The next answer to an add: (source id, url).
-fn added(mcp: &Server) -> (u64, String) {
+pub(crate) fn added(mcp: &Server) -> (u64, String) {
     let reply = mcp
         .lines
         .recv_timeout(TIMEOUT)
@@ -52,7 +52,7 @@ fn added(mcp: &Server) -> (u64, String) {
 
 /// Keeps `inflight` adds for `tag` in flight while `more(n)` says to send the `n`th;
 /// returns (id, url) per answer.
-fn pump(
+pub(crate) fn pump(
     mcp: &mut Server,
     tag: &str,
     inflight: u64,
