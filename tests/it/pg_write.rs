@@ -206,6 +206,26 @@ fn an_add_takes_two_round_trips_a_known_url_one_and_verify_of_100_at_most_three(
     assert_eq!(out.lines().count(), 101, "list: {out}");
     let l = after_login(&counter, "list");
     assert!(l <= 3, "list of 101 sources: {l} round trips after login");
+
+    // A ledger in a schema of its own: the session's search_path goes with its first
+    // statement, not in a round trip of its own.
+    let team = counter.url(&crate::pg_team::in_schema(&db, "team_a"));
+    ok(dir, &team, &["add", "https://t.example/1"]);
+    after_login(&counter, "the add that makes the schema");
+    let out = ok(dir, &team, &["add", "https://t.example/2"]);
+    assert_eq!(out.trim(), "[2] https://t.example/2");
+    let s = after_login(&counter, "add into a schema ledger");
+    assert_eq!(
+        s, 2,
+        "add of a new URL into a schema ledger: {s} round trips"
+    );
+    let out = ok(dir, &team, &["list"]);
+    assert_eq!(out.lines().count(), 2, "list: {out}");
+    let sl = after_login(&counter, "list of a schema ledger");
+    assert!(
+        sl <= 3,
+        "list of a schema ledger: {sl} round trips after login"
+    );
     eprintln!("round trips after login: add {n}, known {known}, verify of 100: {v}, list: {l}");
 }
 

@@ -117,6 +117,11 @@ pub struct Client {
     /// Since when a read-only transaction has been left open, to be ended by a ROLLBACK
     /// sent ahead of the next call (see [`Client::end_later`]).
     open_read: Option<Instant>,
+    /// A setting every statement of the session depends on (a ledger's `search_path`),
+    /// sent with the first call rather than in a round trip of its own, so that it fails
+    /// that call when it fails (see [`Client::setup`]); kept until a call carrying it
+    /// succeeds.
+    setup: Option<String>,
 }
 
 /// SQL sent ahead of a call on the same trip.
@@ -157,7 +162,21 @@ impl Client {
             wait,
             prelude: Some(prelude),
             open_read: None,
+            setup: None,
         })
+    }
+
+    /// Makes `sql` (one `SET`) precede every statement of this session, at no round trip
+    /// of its own. A statement that must not run without it never does:
+    ///
+    /// - a simple-protocol call (every write, every transaction's begin) carries it in
+    ///   its own text, `SET …; COMMIT; <call>`: a failing `SET` stops the rest, and the
+    ///   `COMMIT` ends the implicit transaction it ran in, so that a later `ROLLBACK` of
+    ///   the call's own transaction cannot undo it;
+    /// - a typed call (a read) has it sent ahead on the same trip, and its answer is
+    ///   dropped, the call failed, when the `SET` failed.
+    pub fn setup(&mut self, sql: String) {
+        self.setup = Some(sql);
     }
 
     /// How long a statement of `bytes` bytes is given.
@@ -169,26 +188,69 @@ impl Client {
 
     /// The connection, taken out for one call (given back by [`Client::settle`]), and
     /// what is to be sent ahead of it: the session's settings if they have not been sent
-    /// yet, the ROLLBACK of a read left open.
-    fn lend(&mut self, bytes: usize) -> Result<(Live, Duration, Option<Ahead>), PgError> {
+    /// yet, the ROLLBACK of a read left open, and for a typed call the session's setup.
+    fn lend(&mut self, bytes: usize, typed: bool) -> Result<(Live, Duration, Vec<Ahead>), PgError> {
         let limit = self.limit(bytes);
         let live = self.live.take().ok_or(PgError::NoAnswer(limit))?;
-        let ahead = match (self.prelude.take(), self.open_read.take()) {
-            (Some(prelude), None) => Some(Ahead {
+        let mut ahead = Vec::new();
+        match (self.prelude.take(), self.open_read.take()) {
+            (Some(prelude), None) => ahead.push(Ahead {
                 sql: prelude,
                 required: false,
             }),
-            (Some(prelude), Some(_)) => Some(Ahead {
+            (Some(prelude), Some(_)) => ahead.push(Ahead {
                 sql: format!("ROLLBACK; {prelude}"),
                 required: true,
             }),
-            (None, Some(_)) => Some(Ahead {
+            (None, Some(_)) => ahead.push(Ahead {
                 sql: "ROLLBACK".into(),
                 required: true,
             }),
-            (None, None) => None,
-        };
+            (None, None) => {}
+        }
+        if typed && let Some(setup) = &self.setup {
+            ahead.push(Ahead {
+                sql: setup.clone(),
+                required: true,
+            });
+        }
         Ok((live, limit, ahead))
+    }
+
+    /// `query` as a simple-protocol call sends it: after the session's setup while that
+    /// is pending (see [`Client::setup`]).
+    fn with_setup<'q>(&self, query: &'q str) -> std::borrow::Cow<'q, str> {
+        match &self.setup {
+            Some(setup) => format!("{setup}; COMMIT; {query}").into(),
+            None => query.into(),
+        }
+    }
+
+    /// Whether the setup is in place after a call that carried it. A typed call that
+    /// succeeded had it succeed ahead of it; one that failed sends it again. A simple
+    /// call's text ran from the `SET` on, up to its first error: the `SET` did run when
+    /// the error is one it cannot raise (the writer lock busy, a conflict to retry);
+    /// after any other error no one can tell, so the connection is closed rather than
+    /// sent its next statement in a session that may lack its `search_path`, or sit in a
+    /// transaction the `SET` of a resend could not run in.
+    fn settled_setup<T>(&mut self, answer: &Result<T, PgError>, simple: bool) {
+        if self.setup.is_none() {
+            return;
+        }
+        let ran_past_setup = |e: &PgError| {
+            matches!(
+                e.code(),
+                Some(&SqlState::LOCK_NOT_AVAILABLE)
+                    | Some(&SqlState::T_R_SERIALIZATION_FAILURE)
+                    | Some(&SqlState::T_R_DEADLOCK_DETECTED)
+            )
+        };
+        match answer {
+            Ok(_) => self.setup = None,
+            Err(_) if !simple => {}
+            Err(e) if ran_past_setup(e) => self.setup = None,
+            Err(_) => self.live = None,
+        }
     }
 
     /// Leaves the read-only transaction open on this connection, to be ended by a
@@ -235,9 +297,11 @@ impl Client {
         query: &str,
         params: &[(&(dyn ToSql + Sync), Type)],
     ) -> Result<Vec<Row>, PgError> {
-        let (live, limit, ahead) = self.lend(query.len())?;
+        let (live, limit, ahead) = self.lend(query.len(), true)?;
         let answer = drive(&live, limit, ahead, live.client.query_typed(query, params));
-        self.settle(live, limit, answer)
+        let answer = self.settle(live, limit, answer);
+        self.settled_setup(&answer, false);
+        answer
     }
 
     pub fn query(
@@ -245,21 +309,29 @@ impl Client {
         query: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<Row>, PgError> {
-        let (live, limit, ahead) = self.lend(query.len())?;
+        let (live, limit, ahead) = self.lend(query.len(), true)?;
         let answer = drive(&live, limit, ahead, live.client.query(query, params));
-        self.settle(live, limit, answer)
+        let answer = self.settle(live, limit, answer);
+        self.settled_setup(&answer, false);
+        answer
     }
 
     pub fn simple_query(&mut self, query: &str) -> Result<Vec<SimpleQueryMessage>, PgError> {
-        let (live, limit, ahead) = self.lend(query.len())?;
-        let answer = drive(&live, limit, ahead, live.client.simple_query(query));
-        self.settle(live, limit, answer)
+        let query = self.with_setup(query);
+        let (live, limit, ahead) = self.lend(query.len(), false)?;
+        let answer = drive(&live, limit, ahead, live.client.simple_query(&query));
+        let answer = self.settle(live, limit, answer);
+        self.settled_setup(&answer, true);
+        answer
     }
 
     pub fn batch_execute(&mut self, query: &str) -> Result<(), PgError> {
-        let (live, limit, ahead) = self.lend(query.len())?;
-        let answer = drive(&live, limit, ahead, live.client.batch_execute(query));
-        self.settle(live, limit, answer)
+        let query = self.with_setup(query);
+        let (live, limit, ahead) = self.lend(query.len(), false)?;
+        let answer = drive(&live, limit, ahead, live.client.batch_execute(&query));
+        let answer = self.settle(live, limit, answer);
+        self.settled_setup(&answer, true);
+        answer
     }
 
     /// `first` (extended protocol, typed, no parameters) and `then` (simple protocol)
@@ -277,7 +349,7 @@ impl Client {
         ),
         PgError,
     > {
-        let (live, limit, ahead) = self.lend(first.len() + then.len())?;
+        let (live, limit, ahead) = self.lend(first.len() + then.len(), true)?;
         let both = async {
             let (a, b) = join(
                 live.client.query_typed(first, &[]),
@@ -287,7 +359,9 @@ impl Client {
             Ok::<_, tokio_postgres::Error>((a.map_err(PgError::Driver), b.map_err(PgError::Driver)))
         };
         let answer = drive(&live, limit, ahead, both);
-        self.settle(live, limit, answer)
+        let answer = self.settle(live, limit, answer);
+        self.settled_setup(&answer, false);
+        answer
     }
 
     pub fn is_closed(&self) -> bool {
@@ -295,30 +369,45 @@ impl Client {
     }
 }
 
-/// Runs `call` on the connection's runtime, `ahead` sent before it if given; `None` when
-/// no answer came within `limit`.
+/// Runs `call` on the connection's runtime, what is `ahead` sent before it in order (at
+/// most two); `None` when no answer came within `limit`.
 fn drive<T>(
     live: &Live,
     limit: Duration,
-    ahead: Option<Ahead>,
+    ahead: Vec<Ahead>,
     call: impl Future<Output = Result<T, tokio_postgres::Error>>,
 ) -> Option<Result<T, tokio_postgres::Error>> {
+    // Sent first, on the same trip: the driver queues requests in the order they are
+    // first polled. The failure of the session's settings leaves cite without those
+    // server-side bounds, not without its statement; that of a required ROLLBACK or
+    // setup fails the call, whose statement may then have run inside the old
+    // transaction or without its `search_path` (a read: its answer is dropped).
+    let sent = |a: &Ahead, r: Result<(), tokio_postgres::Error>| match r {
+        Err(e) if a.required => Err(e),
+        _ => Ok(()),
+    };
     live.runtime.block_on(async {
-        match ahead {
-            // Sent first, on the same trip: the driver queues requests in order. The
-            // failure of the session's settings leaves cite without those server-side
-            // bounds, not without its statement; that of a required ROLLBACK fails the
-            // call, whose statement may then have run inside the old transaction.
-            Some(ahead) => {
-                tokio::time::timeout(limit, join(live.client.batch_execute(&ahead.sql), call))
+        let mut ahead = ahead.into_iter();
+        match (ahead.next(), ahead.next()) {
+            (None, _) => tokio::time::timeout(limit, call).await.ok(),
+            (Some(a), None) => {
+                tokio::time::timeout(limit, join(live.client.batch_execute(&a.sql), call))
                     .await
                     .ok()
-                    .map(|(first, answer)| match first {
-                        Err(e) if ahead.required => Err(e),
-                        _ => answer,
+                    .map(|(first, answer)| sent(&a, first).and(answer))
+            }
+            (Some(a), Some(b)) => {
+                let both = join(
+                    live.client.batch_execute(&a.sql),
+                    live.client.batch_execute(&b.sql),
+                );
+                tokio::time::timeout(limit, join(both, call))
+                    .await
+                    .ok()
+                    .map(|((first, second), answer)| {
+                        sent(&a, first).and(sent(&b, second)).and(answer)
                     })
             }
-            None => tokio::time::timeout(limit, call).await.ok(),
         }
     })
 }

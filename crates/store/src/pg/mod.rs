@@ -130,8 +130,9 @@ impl Target {
     }
 
     /// What a new session runs before anything else: `search_path` set to the ledger's
-    /// schema, so that every statement reaches its tables (none for the default schema,
-    /// which costs no round trip).
+    /// schema, so that every statement reaches its tables (none for the default schema).
+    /// Sent with the session's first statement, at no round trip of its own, in a way
+    /// that no statement can run without it ([`Client::setup`]).
     fn session_sql(&self) -> Option<String> {
         self.schema
             .as_deref()
@@ -171,7 +172,7 @@ impl Target {
     fn open_session(&self, wait: Duration) -> Result<Client, StoreError> {
         let mut client = self.connect(wait)?;
         if let Some(sql) = self.session_sql() {
-            client.batch_execute(&sql).map_err(|e| self.failed(&e))?;
+            client.setup(sql);
         }
         Ok(client)
     }
