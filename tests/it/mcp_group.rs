@@ -563,14 +563,25 @@ fn a_server_whose_lead_is_stopped_writes_its_adds_itself_within_its_wait() {
 #[test]
 fn killing_the_lead_loses_no_answered_id_and_another_server_leads() {
     let sb = Sandbox::new();
-    let mut lead = start(&sb.ledger);
+    let answered = kill_the_lead_mid_batch(&sb.ledger);
+    assert_eq!(on_disk(&sb), answered);
+    // The followers were killed too, the last lead with its socket in place.
+    the_next_server_leads(&sb.ledger, 302);
+    assert!(sb.ok(&["audit"]).starts_with("audit OK"));
+}
+
+/// A lead of the servers of `ledger` that has answered one add, two servers pumping 150
+/// adds each through it, and the lead killed (SIGKILL) once they are 60 in: every add is
+/// answered all the same, ids 1 to 301 once each. Returns the answers, sorted.
+pub(crate) fn kill_the_lead_mid_batch(ledger: &Path) -> Vec<(u64, String)> {
+    let mut lead = start(ledger);
     send_add(&mut lead, 1, "https://lead.example/");
     let mut answered = vec![added(&lead)];
     let progress = Arc::new(AtomicU64::new(0));
     let followers: Vec<_> = ["one", "two"]
         .into_iter()
         .map(|tag| {
-            let (ledger, progress) = (sb.ledger.clone(), progress.clone());
+            let (ledger, progress) = (ledger.to_path_buf(), progress.clone());
             thread::spawn(move || {
                 pump(&mut start(&ledger), tag, 4, |n| {
                     progress.fetch_add(1, Ordering::SeqCst);
@@ -589,13 +600,15 @@ fn killing_the_lead_loses_no_answered_id_and_another_server_leads() {
     answered.sort();
     let ids: Vec<u64> = answered.iter().map(|(id, _)| *id).collect();
     assert_eq!(ids, (1..=301).collect::<Vec<_>>(), "an id lost or repeated");
-    assert_eq!(on_disk(&sb), answered);
-    // The followers were killed too, the last lead with its socket in place.
-    let mut next = start(&sb.ledger);
+    answered
+}
+
+/// A new server of `ledger` writes (leading now), and gets `id`.
+pub(crate) fn the_next_server_leads(ledger: &Path, id: u64) {
+    let mut next = start(ledger);
     send_add(&mut next, 1, "https://next.example/");
-    assert_eq!(added(&next).0, 302);
+    assert_eq!(added(&next).0, id);
     assert_eq!(next.shutdown(), Some(0));
-    assert!(sb.ok(&["audit"]).starts_with("audit OK"));
 }
 
 /// Whatever sits where the lead would listen and is not a socket (someone's file, a

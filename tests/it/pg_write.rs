@@ -420,41 +420,12 @@ fn servers_of_one_database_on_one_machine_share_a_lead() {
 #[test]
 #[ignore = "needs a PostgreSQL server ($CITE_TEST_POSTGRES): see CONTRIBUTING.md, run with cargo test -- --ignored"]
 fn killing_the_lead_of_a_database_loses_no_answered_id() {
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    use crate::mcp_group::{added, pump, send_add, start};
+    use crate::mcp_group::{kill_the_lead_mid_batch, the_next_server_leads};
 
     let db = postgres_db();
     let dir = tempfile::tempdir().expect("temp dir");
     let ledger = std::path::PathBuf::from(&db.url);
-    let mut lead = start(&ledger);
-    send_add(&mut lead, 1, "https://lead.example/");
-    let mut answered = vec![added(&lead)];
-    let progress = Arc::new(AtomicU64::new(0));
-    let followers: Vec<_> = ["one", "two"]
-        .into_iter()
-        .map(|tag| {
-            let (ledger, progress) = (ledger.clone(), progress.clone());
-            thread::spawn(move || {
-                pump(&mut start(&ledger), tag, 4, |n| {
-                    progress.fetch_add(1, Ordering::SeqCst);
-                    n <= 150
-                })
-            })
-        })
-        .collect();
-    crate::util::wait_until(
-        crate::util::PATIENCE,
-        "the followers to be 60 adds in",
-        || progress.load(Ordering::SeqCst) >= 60,
-    );
-    drop(lead); // SIGKILL, mid-batch
-    for f in followers {
-        answered.extend(f.join().expect("a follower's client"));
-    }
-    answered.sort();
-    let ids: Vec<u64> = answered.iter().map(|(id, _)| *id).collect();
-    assert_eq!(ids, (1..=301).collect::<Vec<_>>(), "an id lost or repeated");
+    let answered = kill_the_lead_mid_batch(&ledger);
     let listed: Vec<(u64, String)> = serde_json::from_str::<Vec<serde_json::Value>>(&ok(
         dir.path(),
         &db.url,
@@ -473,10 +444,7 @@ fn killing_the_lead_of_a_database_loses_no_answered_id() {
         listed, answered,
         "what was answered is what the database holds"
     );
-    let mut next = start(&ledger);
-    send_add(&mut next, 1, "https://next.example/");
-    assert_eq!(added(&next).0, 302);
-    assert_eq!(next.shutdown(), Some(0));
+    the_next_server_leads(&ledger, 302);
     let audit = ok(dir.path(), &db.url, &["audit"]);
     assert!(audit.starts_with("audit OK: "), "{audit}");
 }
