@@ -114,7 +114,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
             "the ledger at {} did not answer within {} s, the hook's limit: this {} call's \
              sources may not be registered (`cite add` them if the model needs their ids)",
             ledger.location(),
-            ledger.wait().as_secs_f64(),
+            limit.as_secs_f64(),
             call.tool
         )))
     })?;
@@ -129,11 +129,12 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
 }
 
 /// `register` run on a thread of its own, its answer waited for at most `limit`; `None`
-/// past it (an error: no thread could be started). The agent waits for its hooks after every tool call, and each step of a
-/// write (the login, every statement) has a deadline of its own, so only a bound on
-/// the whole keeps the hook's: the write left running ends with the process. Nothing
-/// is printed for it, so no id is shown that might not be on disk; a write that was
-/// already committing is complete or absent, as after any crash.
+/// past it (an error: no thread could be started). The agent waits for its hooks after
+/// every tool call, and each step of a write (the login, every statement) has a deadline
+/// of its own, so only a bound on the whole keeps the hook's: the write left running
+/// ends with the process. Nothing is printed for it, so no id is shown that might not be
+/// on disk; a write that was already committing is complete or absent, as after any
+/// crash.
 fn within<T: Send + 'static>(
     limit: std::time::Duration,
     register: impl FnOnce() -> T + Send + 'static,

@@ -233,7 +233,7 @@ impl Client {
     /// after any other error no one can tell, so the connection is closed rather than
     /// sent its next statement in a session that may lack its `search_path`, or sit in a
     /// transaction the `SET` of a resend could not run in.
-    fn settled_setup<T>(&mut self, answer: &Result<T, PgError>, simple: bool) {
+    fn settled_setup<T>(&mut self, answer: &Result<T, PgError>, typed: bool) {
         if self.setup.is_none() {
             return;
         }
@@ -247,7 +247,7 @@ impl Client {
         };
         match answer {
             Ok(_) => self.setup = None,
-            Err(_) if !simple => {}
+            Err(_) if typed => {}
             Err(e) if ran_past_setup(e) => self.setup = None,
             Err(_) => self.live = None,
         }
@@ -273,14 +273,16 @@ impl Client {
     /// The answer of a call; the connection kept unless the call ran out of time: then
     /// the answer may still come, to a request no one waits for, so the connection is
     /// closed rather than reused out of step (the server sees the socket go and rolls
-    /// back, which frees the writer lock).
+    /// back, which frees the writer lock). A call in the `typed` (extended) protocol or
+    /// not: what it tells of the session's setup differs ([`Client::settled_setup`]).
     fn settle<T>(
         &mut self,
         live: Live,
         limit: Duration,
         answer: Option<Result<T, tokio_postgres::Error>>,
+        typed: bool,
     ) -> Result<T, PgError> {
-        match answer {
+        let answer = match answer {
             Some(answer) => {
                 self.live = Some(live);
                 answer.map_err(PgError::Driver)
@@ -289,7 +291,9 @@ impl Client {
                 drop(live);
                 Err(PgError::NoAnswer(limit))
             }
-        }
+        };
+        self.settled_setup(&answer, typed);
+        answer
     }
 
     pub fn query_typed(
@@ -299,9 +303,7 @@ impl Client {
     ) -> Result<Vec<Row>, PgError> {
         let (live, limit, ahead) = self.lend(query.len(), true)?;
         let answer = drive(&live, limit, ahead, live.client.query_typed(query, params));
-        let answer = self.settle(live, limit, answer);
-        self.settled_setup(&answer, false);
-        answer
+        self.settle(live, limit, answer, true)
     }
 
     pub fn query(
@@ -311,27 +313,21 @@ impl Client {
     ) -> Result<Vec<Row>, PgError> {
         let (live, limit, ahead) = self.lend(query.len(), true)?;
         let answer = drive(&live, limit, ahead, live.client.query(query, params));
-        let answer = self.settle(live, limit, answer);
-        self.settled_setup(&answer, false);
-        answer
+        self.settle(live, limit, answer, true)
     }
 
     pub fn simple_query(&mut self, query: &str) -> Result<Vec<SimpleQueryMessage>, PgError> {
         let query = self.with_setup(query);
         let (live, limit, ahead) = self.lend(query.len(), false)?;
         let answer = drive(&live, limit, ahead, live.client.simple_query(&query));
-        let answer = self.settle(live, limit, answer);
-        self.settled_setup(&answer, true);
-        answer
+        self.settle(live, limit, answer, false)
     }
 
     pub fn batch_execute(&mut self, query: &str) -> Result<(), PgError> {
         let query = self.with_setup(query);
         let (live, limit, ahead) = self.lend(query.len(), false)?;
         let answer = drive(&live, limit, ahead, live.client.batch_execute(&query));
-        let answer = self.settle(live, limit, answer);
-        self.settled_setup(&answer, true);
-        answer
+        self.settle(live, limit, answer, false)
     }
 
     /// `first` (extended protocol, typed, no parameters) and `then` (simple protocol)
@@ -359,9 +355,7 @@ impl Client {
             Ok::<_, tokio_postgres::Error>((a.map_err(PgError::Driver), b.map_err(PgError::Driver)))
         };
         let answer = drive(&live, limit, ahead, both);
-        let answer = self.settle(live, limit, answer);
-        self.settled_setup(&answer, false);
-        answer
+        self.settle(live, limit, answer, true)
     }
 
     pub fn is_closed(&self) -> bool {

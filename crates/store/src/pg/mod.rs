@@ -533,15 +533,13 @@ impl PgStore {
         if !self.unchecked.load(Ordering::Acquire) {
             return Ok(());
         }
-        if let Found::Ledger(SCHEMA_VERSION) = self.inspect_first(client)? {
-            self.unchecked.store(false, Ordering::Release);
-            return Ok(());
+        if !matches!(self.inspect_first(client)?, Found::Ledger(SCHEMA_VERSION)) {
+            self.lock(client, wait)?;
+            let migrated = self.migrate(client);
+            let unlocked = self.unlock(client);
+            migrated?;
+            unlocked?;
         }
-        self.lock(client, wait)?;
-        let migrated = self.migrate(client);
-        let unlocked = self.unlock(client);
-        migrated?;
-        unlocked?;
         self.unchecked.store(false, Ordering::Release);
         Ok(())
     }
