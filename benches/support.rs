@@ -91,6 +91,7 @@ fn support(c: &mut Criterion) {
             line: s.line,
             text: s.text,
             ids,
+            ..Default::default()
         })
         .collect();
     let mut store = cite_core::support::Pages::default();

@@ -111,11 +111,20 @@ impl Pages {
 }
 
 /// A cited sentence to check.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Cited<'s> {
     pub line: usize,
+    /// Its number among the draft's sentences (from 0), as [`crate::draft::place`]
+    /// numbers them: what a finding names, and what the report links a finding to.
+    pub index: usize,
     pub text: &'s str,
     pub ids: &'s [u64],
+    /// For a row of a table, the table's header row: a unit a column's header names
+    /// (`Emissions (Mt)`, `Change (pp)`) applies to that column's cells.
+    pub header: Option<&'s str>,
+    /// The sentence declares a tool (`[tool:NAME]`) as well: its figures are the tool's
+    /// work (a sum, a conversion), not the page's, and are counted, not checked.
+    pub tool: bool,
 }
 
 /// What kind of fact failed.
@@ -162,6 +171,10 @@ pub struct Unsupported {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SentenceSupport {
     pub line: usize,
+    /// Its number among the draft's sentences ([`Cited::index`]).
+    pub index: usize,
+    /// The sentence as the draft writes it, on one line.
+    pub text: String,
     /// The ids it cites.
     pub cited: Vec<u64>,
     /// Figures, dates and quoted phrases checked.
@@ -172,6 +185,9 @@ pub struct SentenceSupport {
     /// Names no cited page uses (warnings).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub names_missing: Vec<String>,
+    /// Figures and dates of a sentence that declares a tool: the tool's, not checked.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tool_figures: usize,
     /// No cited source has page text: nothing could be checked.
     pub unchecked: bool,
     /// The cited ids with no page text.
@@ -192,6 +208,9 @@ pub struct SupportReport {
     pub unsupported: usize,
     /// Names no cited page uses.
     pub names_missing: usize,
+    /// Figures and dates of sentences that declare a tool: the tool's, not checked.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_figures: usize,
     /// Each cited sentence, in draft order.
     pub sentences: Vec<SentenceSupport>,
 }
@@ -215,9 +234,21 @@ pub fn check<'s, S: PageSource>(
     pages: &mut S,
 ) -> Result<SupportReport, S::Error> {
     let mut wanted = Wanted::default();
-    let claims: Vec<Claim<'s>> = sentences
+    let mut claims: Vec<Claim<'s>> = sentences
         .iter()
         .map(|s| claims_of(s.text, &mut wanted))
+        .collect();
+    // A tool's figures are set aside before any page is read for them.
+    let tool_figures: Vec<usize> = sentences
+        .iter()
+        .zip(&mut claims)
+        .map(|(s, c)| {
+            if s.tool {
+                std::mem::take(&mut c.facts).len()
+            } else {
+                0
+            }
+        })
         .collect();
     // The pages each sentence is checked on, each once, with the first id citing it.
     let on: Vec<Vec<(u64, usize)>> = sentences
@@ -317,14 +348,18 @@ pub fn check<'s, S: PageSource>(
         let unchecked = on[k].is_empty();
         let mut out = SentenceSupport {
             line: s.line,
+            index: s.index,
+            text: one_line(s.text),
             cited,
             checked: 0,
             supported: 0,
             unsupported: Vec::new(),
             names_missing: Vec::new(),
+            tool_figures: tool_figures[k],
             unchecked,
             without_pages,
         };
+        report.tool_figures += out.tool_figures;
         if unchecked {
             report.sentences_unchecked += 1;
             report.sentences.push(out);
@@ -647,6 +682,10 @@ fn context(text: &str, start: usize, end: usize) -> String {
         out.push_str(" …");
     }
     one_line(&out)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Whitespace runs as one space, control characters as U+FFFD: page text goes to a

@@ -260,6 +260,7 @@ fn run(sentence: &str, ids: &[u64], p: &Pages) -> super::SentenceSupport {
             line: 1,
             text: sentence,
             ids,
+            ..Default::default()
         }],
         &mut p,
     );
@@ -283,6 +284,24 @@ fn faithful_sentences_pass() {
         assert!(r.names_missing.is_empty(), "{s}: {r:?}");
         assert!(r.checked > 0, "{s}");
     }
+}
+
+#[test]
+fn a_tools_figures_are_counted_not_checked() {
+    let mut p = pages(&[PAGE]);
+    let Ok(r) = check(
+        &[Cited {
+            line: 1,
+            text: "The gap comes to 725 basis points over 2.35 percent.[1][tool:python]",
+            ids: &[1],
+            tool: true,
+            ..Default::default()
+        }],
+        &mut p,
+    );
+    let s = &r.sentences[0];
+    assert!(s.unsupported.is_empty(), "{s:?}");
+    assert_eq!((s.tool_figures, s.checked, r.tool_figures), (2, 0, 2));
 }
 
 #[test]
@@ -428,6 +447,7 @@ mod never_panics {
                 line: 1,
                 text: sentence,
                 ids: &ids,
+                ..Default::default()
             }],
             &mut pages,
         );
@@ -440,6 +460,7 @@ mod never_panics {
                 line: 1,
                 text: sentence,
                 ids: &ids[..1],
+                ..Default::default()
             }],
             &mut own,
         );

@@ -425,6 +425,7 @@ fn support(
             line: s.line,
             text: s.text,
             ids,
+            ..Default::default()
         })
         .collect();
     support::check(&cited, &mut pages)
