@@ -49,6 +49,8 @@
 //!   drafts on stdin, blocks through pandoc and cmark-gfm, MCP ids as strings and `export`
 //! - `support`: issue 21 — `verify --support`: figures, dates, quoted phrases and names
 //!   of cited sentences against the cited pages, and the labelled set's rates
+//! - `claims`: the written labelled set of `verify --support` (tests/fixtures/claims),
+//!   pages ingested from tool output and drafts as models write them, scored per split
 //! - `corrections`: issue 20 — retracting a quote and correcting a title are events; the
 //!   log, show, verify and the MCP tools see them
 //! - `urls`: issue 19 — one page, one id: tracking parameters, http/https twins,
@@ -81,6 +83,8 @@ mod audit_disk;
 mod backends;
 #[path = "it/bad_state.rs"]
 mod bad_state;
+#[path = "it/claims.rs"]
+mod claims;
 #[path = "it/cli_quote.rs"]
 mod cli_quote;
 #[path = "it/cli_read.rs"]
