@@ -2,6 +2,12 @@
 //!
 //! An array of items. `id` is `source<N>`, the key the bibtex and biblatex
 //! outputs use, so `[@source3]` cites ledger id 3 whichever bibliography a writer uses.
+//!
+//! What the tool output said about the page (`ingest`) goes where CSL keeps it: the
+//! publication date as `issued` date-parts (`[[Y]]`, `[[Y, M]]` or `[[Y, M, D]]`), the
+//! site as `container-title`, the language as `language` (so that a processor does not
+//! title-case a German title as English), the authors as `author` names written as given
+//! (`{"literal": "K. Ito"}`: a tool's name is not split into given and family names).
 //! `title` falls back to the URL (an untitled item would render as nothing useful) and
 //! is kept from being read as markup ([`csl_text`]);
 //! `accessed` is CSL date-parts `[[Y, M, D]]`, or `{"raw": …}` for a date imported in
@@ -47,8 +53,18 @@ pub struct Item {
     #[serde(rename = "URL")]
     pub url: String,
     pub title: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub author: Vec<Name>,
+    /// The site the page is on.
+    #[serde(rename = "container-title", skip_serializing_if = "Option::is_none")]
+    pub container_title: Option<String>,
+    /// When the page was published.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issued: Option<Date>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub accessed: Option<Date>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
     /// A DOI source's DOI.
     #[serde(rename = "DOI", skip_serializing_if = "Option::is_none")]
     pub doi: Option<String>,
@@ -59,6 +75,12 @@ pub struct Item {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub publisher: Option<&'static str>,
     pub custom: Custom,
+}
+
+/// A CSL name, as the tool wrote it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Name {
+    pub literal: String,
 }
 
 /// A CSL date variable.
@@ -107,12 +129,37 @@ pub fn item(e: &SourceEntry) -> Item {
         }
         None => ("webpage", None, None, None),
     };
+    let meta = &s.metadata;
+    let issued = meta.published_parts().map(|(y, m, d)| Date::Parts {
+        date_parts: vec![
+            [y, i32::from(m), i32::from(d)]
+                .into_iter()
+                .take(if m == 0 {
+                    1
+                } else if d == 0 {
+                    2
+                } else {
+                    3
+                })
+                .collect(),
+        ],
+    });
     Item {
         id: format!("source{}", s.id),
         kind,
         url: s.url.clone(),
         title: csl_text(if s.title.is_empty() { &s.url } else { &s.title }),
+        author: meta
+            .authors
+            .iter()
+            .map(|a| Name {
+                literal: csl_text(a),
+            })
+            .collect(),
+        container_title: meta.site.as_deref().map(csl_text),
+        issued,
         accessed,
+        language: meta.language.clone(),
         doi,
         number,
         publisher,
@@ -185,6 +232,7 @@ mod tests {
                 via: Some("web".into()),
                 alias_of: None,
                 page_text: false,
+                metadata: Default::default(),
             },
             snapshots: vec!["aa".into(), "bb".into()],
         }
@@ -269,6 +317,46 @@ mod tests {
         let page = serde_json::to_value(item(&entry("T", "2024-01-02"))).unwrap();
         for key in ["DOI", "number", "publisher"] {
             assert!(page.get(key).is_none(), "{key} in {page}");
+        }
+    }
+
+    #[test]
+    fn what_the_tool_said_about_the_page_goes_where_csl_keeps_it() {
+        let mut e = entry("Über die Dichte <i>", "2024-01-02");
+        e.source.id = 12;
+        e.source.metadata = crate::model::PageMeta {
+            published: Some("2023-05-12".into()),
+            site: Some("Physik <b>Notizen</b>".into()),
+            language: Some("de-AT".into()),
+            authors: vec!["K. Ito".into(), "R. Roe".into()],
+        };
+        let json = serde_json::to_value(item(&e)).unwrap();
+        assert_eq!(
+            json["issued"],
+            serde_json::json!({"date-parts": [[2023, 5, 12]]})
+        );
+        assert_eq!(
+            json["container-title"],
+            "Physik <<span class=\"nocase\"></span>b>Notizen<<span class=\"nocase\"></span>/b>"
+        );
+        assert_eq!(json["language"], "de-AT");
+        assert_eq!(
+            json["author"],
+            serde_json::json!([{"literal": "K. Ito"}, {"literal": "R. Roe"}])
+        );
+        // A date that stops at the month or the year stops there in CSL too.
+        for (published, parts) in [
+            ("2023-05", serde_json::json!([[2023, 5]])),
+            ("2023", serde_json::json!([[2023]])),
+        ] {
+            e.source.metadata.published = Some(published.into());
+            let json = serde_json::to_value(item(&e)).unwrap();
+            assert_eq!(json["issued"]["date-parts"], parts, "{published}");
+        }
+        // Nothing said, nothing written.
+        let bare = serde_json::to_value(item(&entry("T", ""))).unwrap();
+        for key in ["issued", "container-title", "language", "author"] {
+            assert!(bare.get(key).is_none(), "{key} in {bare}");
         }
     }
 }
