@@ -142,6 +142,8 @@ fn csl_json_items_are_webpages_keyed_like_bibtex() {
             {
                 "id": "source1",
                 "type": "webpage",
+                "citation-label": "1",
+                "printing-number": "0000000000000001",
                 "URL": "https://en.wikipedia.org/wiki/Ice",
                 "title": "Ice - Wikipedia",
                 "accessed": {"date-parts": [[2025, 3, 1]]},
@@ -151,6 +153,8 @@ fn csl_json_items_are_webpages_keyed_like_bibtex() {
             {
                 "id": "source2",
                 "type": "webpage",
+                "citation-label": "2",
+                "printing-number": "0000000000000002",
                 "URL": "https://example.com/r&d?q=a_b",
                 "title": "R&D {costs} 100% #1",
                 "accessed": {"date-parts": [[2025, 3, 2]]},
@@ -159,6 +163,8 @@ fn csl_json_items_are_webpages_keyed_like_bibtex() {
             {
                 "id": "source3",
                 "type": "webpage",
+                "citation-label": "3",
+                "printing-number": "0000000000000003",
                 "URL": "https://numpy.org",
                 "title": "https://numpy.org",
                 "accessed": {"date-parts": [[2025, 3, 3]]},

@@ -2,6 +2,11 @@
 //!
 //! An array of items. `id` is `source<N>`, the key the bibtex and biblatex
 //! outputs use, so `[@source3]` cites ledger id 3 whichever bibliography a writer uses.
+//! The id is also the item's `citation-label` (`"3"`), what a label style prints, and,
+//! as sixteen digits, its `printing-number` (`"0000000000000003"`), which sorts as the
+//! id does even where it is compared as text: [`STYLE`], the style `cite convert`
+//! writes, cites by the one and numbers its reference list by the other (its comment
+//! says why these two variables).
 //!
 //! What the tool output said about the page (`ingest`) goes where CSL keeps it: the
 //! publication date as `issued` date-parts (`[[Y]]`, `[[Y, M]]` or `[[Y, M, D]]`), the
@@ -50,6 +55,9 @@ pub struct Item {
     /// `webpage`, `document` (a DOI source) or `article` (an arXiv preprint).
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The ledger id, as a label style prints it.
+    #[serde(rename = "citation-label")]
+    pub label: String,
     #[serde(rename = "URL")]
     pub url: String,
     pub title: String,
@@ -74,6 +82,9 @@ pub struct Item {
     /// `arXiv` for an arXiv preprint.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub publisher: Option<&'static str>,
+    /// The ledger id in sixteen digits, by which [`STYLE`] sorts.
+    #[serde(rename = "printing-number")]
+    pub sort_key: String,
     pub custom: Custom,
 }
 
@@ -82,6 +93,10 @@ pub struct Item {
 pub struct Name {
     pub literal: String,
 }
+
+/// The citation style `cite convert` writes beside a converted document: sources cited
+/// by their ledger ids (`[3]`, `[1][3]`), the reference list numbered and sorted by them.
+pub const STYLE: &str = include_str!("numbered.csl");
 
 /// A CSL date variable.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -147,6 +162,7 @@ pub fn item(e: &SourceEntry) -> Item {
     Item {
         id: format!("source{}", s.id),
         kind,
+        label: s.id.to_string(),
         url: s.url.clone(),
         title: csl_text(if s.title.is_empty() { &s.url } else { &s.title }),
         author: meta
@@ -163,6 +179,7 @@ pub fn item(e: &SourceEntry) -> Item {
         doi,
         number,
         publisher,
+        sort_key: format!("{:016}", s.id),
         custom: Custom {
             ledger_id: s.id,
             via: s.via.clone(),
@@ -246,9 +263,11 @@ mod tests {
             serde_json::json!({
                 "id": "source7",
                 "type": "webpage",
+                "citation-label": "7",
                 "URL": "https://a.example/p",
                 "title": "T",
                 "accessed": {"date-parts": [[2024, 1, 2]]},
+                "printing-number": "0000000000000007",
                 "custom": {"ledger_id": 7, "via": "web", "snapshots": ["aa", "bb"]}
             })
         );
@@ -305,11 +324,13 @@ mod tests {
             serde_json::json!({
                 "id": "source7",
                 "type": "article",
+                "citation-label": "7",
                 "URL": "https://arxiv.org/abs/2305.14627v2",
                 "title": "A preprint",
                 "accessed": {"date-parts": [[2024, 1, 2]]},
                 "number": "arXiv:2305.14627v2",
                 "publisher": "arXiv",
+                "printing-number": "0000000000000007",
                 "custom": {"ledger_id": 7, "via": "web", "snapshots": ["aa", "bb"]}
             })
         );
@@ -344,6 +365,8 @@ mod tests {
             json["author"],
             serde_json::json!([{"literal": "K. Ito"}, {"literal": "R. Roe"}])
         );
+        assert_eq!(json["citation-label"], "12");
+        assert_eq!(json["printing-number"], "0000000000000012");
         // A date that stops at the month or the year stops there in CSL too.
         for (published, parts) in [
             ("2023-05", serde_json::json!([[2023, 5]])),
@@ -358,5 +381,18 @@ mod tests {
         for key in ["issued", "container-title", "language", "author"] {
             assert!(bare.get(key).is_none(), "{key} in {bare}");
         }
+    }
+
+    #[test]
+    fn the_style_is_a_csl_style_that_cites_by_label_and_sorts_by_the_padded_id() {
+        assert!(STYLE.starts_with("<?xml version=\"1.0\" encoding=\"utf-8\"?>"));
+        assert!(STYLE.contains(
+            "<style xmlns=\"http://purl.org/net/xbiblio/csl\" class=\"in-text\" version=\"1.0\""
+        ));
+        assert!(STYLE.contains("<key variable=\"printing-number\"/>"));
+        assert!(STYLE.contains("<text variable=\"citation-label\"/>"));
+        // An XML comment may not hold two hyphens in a row.
+        let comment = &STYLE[STYLE.find("<!--").unwrap() + 4..STYLE.find("-->").unwrap()];
+        assert!(!comment.contains("--"));
     }
 }
