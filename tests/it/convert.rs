@@ -6,7 +6,9 @@
 //! Issue 31: the document looks like the draft. cite's own citation style, written
 //! beside the bibliography and named in the front matter (a style the draft names is
 //! kept), makes pandoc print `[3]` where the draft said `[3]` and a reference list
-//! numbered and sorted by ledger id, with what the tool output said about each page.
+//! numbered and sorted by ledger id, with what the tool output said about each page;
+//! `[unverified]`, `[policy]` and `[tool:NAME]` show as words in parentheses, and
+//! `verify` still reads them.
 
 use std::path::Path;
 use std::process::Command as Process;
@@ -83,7 +85,12 @@ fn a_draft_converts_to_pandoc_markdown_with_its_bibliography_beside_it() {
         doc.contains("tested by carmakers [@source2]. Both effects add up [@source1; @source3].\n"),
         "{doc}"
     );
-    assert!(doc.contains("common liquids.[unverified]"), "{doc}");
+    assert!(
+        doc.contains(
+            "common liquids ([unverified]{.cite-unverified title=\"not checked against a source\"})."
+        ),
+        "{doc}"
+    );
     assert!(!doc.contains("Sources") && !doc.contains("[1]"), "{doc}");
     let bib: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(sb.path().join("report.json")).unwrap())
@@ -335,8 +342,41 @@ fn the_style_goes_beside_the_bibliography_unless_the_draft_names_its_own() {
     assert!(!sb.path().join("r.json").exists() && !sb.path().join("x.csl").exists());
 }
 
+#[test]
+fn verify_counts_the_converted_provenance_markers_as_the_drafts() {
+    let sb = drafted();
+    sb.file(
+        "marks.md",
+        "Ice floats on water, as measured.[1] The sum is 12 units in all.[tool:python]\n\nWe publish every source we cite.[policy] It is rare among common liquids.[unverified]\n",
+    );
+    here_ok(&sb, &["render", "--replace-in", "marks.md"]);
+    let stats = |name: &str| {
+        let v = here(&sb, &["verify", name]);
+        assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+        v.stdout
+            .lines()
+            .find(|l| l.starts_with("info: stats: "))
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let before = stats("marks.md");
+    here_ok(
+        &sb,
+        &["convert", "marks.md", "--to", "pandoc", "-o", "out.md"],
+    );
+    assert_eq!(stats("out.md"), before);
+    assert!(
+        before.ends_with("1 cited, 1 tool-verified, 1 policy, 1 unverified"),
+        "{before}"
+    );
+}
+
 /// A ledger of twelve titled sources accessed on 2025-03-01; what a search tool said
-/// about [2] and [10] ingested; a draft citing [10], [2], [3][1], converted to report.md.
+/// about [2] and [10] ingested; a draft citing [10], [2], [3][1] and declaring the three
+/// kinds of provenance, converted to report.md.
 fn numbered() -> Sandbox {
     let sb = Sandbox::new();
     for id in 1..=12 {
@@ -363,7 +403,7 @@ fn numbered() -> Sandbox {
     sb.ok(&["ingest", f.to_str().unwrap()]);
     sb.file(
         "draft.md",
-        "Ten is cited first.[10] Two comes next.[2] Both of these hold.[3][1]\n",
+        "Ten is cited first.[10] Two comes next.[2] Both of these hold.[3][1]\n\nIt is rare among liquids.[unverified] The sum is 12 in all.[tool:python] We cite every source.[policy]\n",
     );
     here_ok(
         &sb,
@@ -389,6 +429,8 @@ fn pandoc_out(pandoc: &str, sb: &Sandbox, args: &[&str]) -> String {
 const NUMBERED_PLAIN: &str = "\
 Ten is cited first [10]. Two comes next [2]. Both of these hold [3][1].
 
+It is rare among liquids (unverified). The sum is 12 in all (tool:python). We cite every source (policy).
+
 [1] Page 1. https://site.example/p1 (accessed March 1, 2025)
 
 [2] K. Ito. Page 2. Physics Notes. May 12, 2023. https://site.example/p2 (accessed March 1, 2025)
@@ -407,7 +449,8 @@ fn pandoc_prints_the_drafts_numbers_and_a_list_numbered_by_ledger_id() {
         pandoc_out(pandoc, &sb, &["-t", "plain", "--wrap=none"]),
         NUMBERED_PLAIN
     );
-    // HTML: each citation links to its entry, the entries in id order.
+    // HTML: each citation links to its entry, the entries in id order, each marker a
+    // span with its class and what it means.
     let html = pandoc_out(pandoc, &sb, &["-t", "html", "--wrap=none"]);
     for (id, shown) in [(10, "[10]"), (2, "[2]")] {
         assert!(
@@ -422,6 +465,13 @@ fn pandoc_prints_the_drafts_numbers_and_a_list_numbered_by_ledger_id() {
         .map(|(at, _)| &html[at + 19..at + 19 + html[at + 19..].find('"').unwrap()])
         .collect();
     assert_eq!(entries, ["1", "2", "3", "10"], "{html}");
+    for span in [
+        "(<span class=\"cite-unverified\" title=\"not checked against a source\">unverified</span>)",
+        "(<span class=\"cite-tool\" title=\"computed with python, not taken from a source\">tool:python</span>)",
+        "(<span class=\"cite-policy\" title=\"a statement of policy, not of fact\">policy</span>)",
+    ] {
+        assert!(html.contains(span), "{span} not in {html}");
+    }
     // DOCX, read back: the same text.
     pandoc_out(pandoc, &sb, &["-o", "report.docx"]);
     let out = Process::new(pandoc)

@@ -10,10 +10,18 @@
 //! (`[1]junk`) are converted too, and nothing in code is. Pandoc's place for a citation
 //! is before the punctuation it belongs to, after a space (a note style moves it behind
 //! the punctuation itself), so a run right after `.`, `,`, `;`, `:`, `!` or `?` moves
-//! in front of it; after CJK punctuation it moves in front without a space. `[tool:…]`,
-//! `[policy]` and `[unverified]` stay as they are: the reader of a fact-checked document
-//! is owed them, and `verify` still reads them in the converted draft. Citations already
-//! written for pandoc are kept.
+//! in front of it; after CJK punctuation it moves in front without a space.
+//!
+//! `[tool:…]`, `[policy]` and `[unverified]` become pandoc spans in parentheses, in the
+//! citation's place (`liquids.[unverified]` → `liquids ([unverified]{.cite-unverified
+//! title="…"}).`): the reader of a fact-checked document is owed them, and a typeset
+//! document shows each as a word in parentheses — `(unverified)`, `(policy)`,
+//! `(tool:python)` — with a class that a style sheet or a Word style can set apart, and a
+//! title that says what it means where the format shows one (HTML). The marker is still
+//! the marker, brackets and all, where the draft module reads it (a marker may be
+//! followed by `{`), so `verify` counts the converted document's markers as the draft's.
+//! A marker already followed by `{` is a span already, and is kept, as are citations
+//! already written for pandoc.
 
 use std::collections::BTreeSet;
 
@@ -86,9 +94,14 @@ pub fn to_pandoc(
         }
         let run = &marks[i..j];
         cited.extend(run.iter().flat_map(|m| m.kind.ids().iter().copied()));
-        if let Some(citation) = citation(run) {
-            at = rewrite_run(body, at, run, &citation, &mut out);
-            written += 1;
+        let citation = citation(run);
+        let spans: Vec<String> = run
+            .iter()
+            .filter_map(|m| provenance_span(body, m))
+            .collect();
+        if citation.is_some() || !spans.is_empty() {
+            at = rewrite_run(body, at, run, citation.as_deref(), &spans, &mut out);
+            written += usize::from(citation.is_some());
         }
         i = j;
     }
@@ -207,9 +220,43 @@ fn converts(m: &Mark) -> bool {
     )
 }
 
+/// The span a bare `[tool:NAME]`, `[policy]` or `[unverified]` becomes, in parentheses;
+/// `None` for any other mark, and for one already followed by attributes (a span).
+fn provenance_span(body: &str, m: &Mark) -> Option<String> {
+    let marker = &body[m.start..m.end];
+    let content = &marker[1..marker.len() - 1];
+    let (class, title) = match m.kind {
+        MarkKind::Unverified => (
+            "cite-unverified",
+            "not checked against a source".to_string(),
+        ),
+        MarkKind::Policy => (
+            "cite-policy",
+            "a statement of policy, not of fact".to_string(),
+        ),
+        MarkKind::Tool => (
+            "cite-tool",
+            format!("computed with {}, not taken from a source", &content[5..]),
+        ),
+        _ => return None,
+    };
+    if body[m.end..].starts_with('{') {
+        return None;
+    }
+    Some(format!("({marker}{{.{class} title=\"{title}\"}})"))
+}
+
 /// Writes `body[at..]` up to the end of `run` into `out`, the run's converted markers
-/// replaced by `citation` in pandoc's place; returns where the run ends.
-fn rewrite_run(body: &str, at: usize, run: &[Mark], citation: &str, out: &mut String) -> usize {
+/// replaced by `citation` and its provenance markers by `spans`, in pandoc's place;
+/// returns where the run ends.
+fn rewrite_run(
+    body: &str,
+    at: usize,
+    run: &[Mark],
+    citation: Option<&str>,
+    spans: &[String],
+    out: &mut String,
+) -> usize {
     let start = run[0].start;
     let end = run[run.len() - 1].end;
     let before = &body[at..start];
@@ -223,13 +270,22 @@ fn rewrite_run(body: &str, at: usize, run: &[Mark], citation: &str, out: &mut St
     let prev = text.chars().next_back();
     let spaced = prev.is_some_and(|c| !c.is_whitespace() && !is_cjk(c) && c != '[')
         && !punct.starts_with(['。', '！', '？', '；']);
-    if spaced {
-        out.push(' ');
+    for (i, part) in citation
+        .into_iter()
+        .chain(spans.iter().map(String::as_str))
+        .enumerate()
+    {
+        if i > 0 || spaced {
+            out.push(' ');
+        }
+        out.push_str(part);
     }
-    out.push_str(citation);
     out.push_str(punct);
     // The markers left as they were, in order.
-    for m in run.iter().filter(|m| !converts(m)) {
+    for m in run
+        .iter()
+        .filter(|m| !converts(m) && provenance_span(body, m).is_none())
+    {
         out.push_str(&body[m.start..m.end]);
     }
     let next = body[end..].chars().next();
@@ -251,6 +307,9 @@ mod tests {
         text.strip_prefix(head).expect(&text).to_string()
     }
 
+    const UNVERIFIED: &str =
+        "([unverified]{.cite-unverified title=\"not checked against a source\"})";
+
     #[test]
     fn markers_become_pandoc_citations_in_pandocs_place() {
         assert_eq!(
@@ -269,9 +328,52 @@ mod tests {
             body("Quoted \"claim.\"[4] Next.\n"),
             "Quoted \"claim.\" [@source4] Next.\n"
         );
+    }
+
+    #[test]
+    fn provenance_markers_become_spans_in_the_citations_place() {
         assert_eq!(
-            body("A claim.[1][unverified] Another.[tool:curl][2]\n"),
-            "A claim [@source1].[unverified] Another [@source2].[tool:curl]\n"
+            body(
+                "A claim.[1][unverified] Another.[tool:curl][2] Rare.[unverified] We do.[policy]\n"
+            ),
+            format!(
+                "A claim [@source1] {UNVERIFIED}. Another [@source2] ([tool:curl]{{.cite-tool title=\"computed with curl, not taken from a source\"}}). Rare {UNVERIFIED}. We do ([policy]{{.cite-policy title=\"a statement of policy, not of fact\"}}).\n"
+            )
+        );
+        // Mid-sentence, glued, in CJK prose, and in any case.
+        assert_eq!(
+            body("Mean 4.2 [tool:python] here, x[UNVERIFIED] y 軽い[unverified]。\n"),
+            "Mean 4.2 ([tool:python]{.cite-tool title=\"computed with python, not taken from a source\"}) here, x ([UNVERIFIED]{.cite-unverified title=\"not checked against a source\"}) y 軽い([unverified]{.cite-unverified title=\"not checked against a source\"})。\n"
+        );
+        // A span written already is kept, and its run is not rewritten.
+        assert_eq!(
+            body("Rare.[unverified]{.mine} Next.\n"),
+            "Rare.[unverified]{.mine} Next.\n"
+        );
+    }
+
+    #[test]
+    fn the_converted_markers_are_the_drafts_markers() {
+        let draft = "Ice floats.[1][unverified] A sum is 4.[tool:python] We do this.[policy]\n";
+        let converted = to_pandoc(draft, "o.json", "o.csl").unwrap().text;
+        let kinds = |text: &str| {
+            crate::draft::place(text)
+                .marks
+                .into_iter()
+                .map(|m| m.kind)
+                .collect::<Vec<_>>()
+        };
+        let mut want = kinds(draft);
+        // [1] is a pandoc citation now.
+        want[0] = crate::draft::MarkKind::Cite {
+            ids: vec![1],
+            pandoc: true,
+        };
+        assert_eq!(kinds(&converted), want);
+        assert_eq!(
+            crate::draft::summarize(&converted).note_count,
+            0,
+            "{converted}"
         );
     }
 
@@ -361,7 +463,7 @@ mod tests {
     #[test]
     fn converting_twice_changes_nothing_more() {
         let once = to_pandoc(
-            "T.[1] U.[2][3]\n\n## Sources\n\n[1] https://a.org\n",
+            "T.[1] U.[2][3] V.[unverified] W.[tool:python][4]\n\n## Sources\n\n[1] https://a.org\n",
             "o.json",
             "o.csl",
         )
