@@ -169,6 +169,7 @@ fn web_fetch(input: Option<&Value>, response: Option<&RawValue>) -> (Vec<Found>,
                 title: String::new(),
                 // WebFetch's result is a model's answer about the page, not the page.
                 page: None,
+                facts: Vec::new(),
             }],
             Vec::new(),
         ),
@@ -373,6 +374,7 @@ mod tests {
             via: None,
             alias_of: None,
             page_text: false,
+            metadata: Default::default(),
         };
         let text = context_for_model("WebSearch", &"/l.redb", &[s(7, "Seven"), s(8, "")], &[]);
         assert!(text.ends_with(

@@ -1,14 +1,18 @@
 //! `cite convert DRAFT --to pandoc [-o OUT.md] [--bibliography FILE] [--epoch N]`: the
 //! draft as a pandoc document — `[N]` markers as `[@sourceN]` citations, no Sources
-//! block, the front matter naming the CSL-JSON of the cited sources, written beside it —
-//! so that `pandoc OUT.md --citeproc` typesets it with its reference list (issue 22).
-//! What is converted is [`draft::to_pandoc`]'s; the bibliography is `export --format
-//! csl-json --cited-in DRAFT`, whose item ids are the `sourceN` keys.
+//! block, the front matter naming the CSL-JSON of the cited sources and cite's citation
+//! style, both written beside it — so that `pandoc OUT.md --citeproc` typesets it with
+//! `[N]` citations and a reference list numbered by ledger id. What is converted is
+//! [`draft::to_pandoc`]'s; the bibliography is `export --format csl-json --cited-in
+//! DRAFT`, whose item ids are the `sourceN` keys; the style is [`csl::STYLE`], written
+//! beside the bibliography as BIB.csl unless the draft's front matter names a style of
+//! its own. There is no option to name another style: the draft's `csl:` does, and so
+//! does pandoc's own `--csl FILE` when typesetting, which overrides the front matter.
 
 use std::path::{Path, PathBuf};
 
 use cite_core::draft::{self, Advice};
-use cite_core::interop::Format;
+use cite_core::interop::{Format, csl};
 use cite_ledger::app::export;
 
 use super::{CliError, Env, note, read_input};
@@ -24,7 +28,8 @@ pub struct Args {
     /// Write the document to this file (replaced atomically) instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Write the CSL-JSON of the cited sources here (default: OUT with .json)
+    /// Write the CSL-JSON of the cited sources here (default: OUT with .json); cite's
+    /// citation style goes beside it, with .csl
     #[arg(long, value_name = "FILE")]
     bibliography: Option<PathBuf>,
     /// Read this epoch instead of the current one
@@ -43,10 +48,15 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let Target::Pandoc = args.to;
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let bibliography = bibliography_path(output, args.bibliography.as_deref())?;
-    refuse_clashes(env, &args.draft, output, &bibliography)?;
+    let style = bibliography.with_extension("csl");
+    refuse_clashes(env, &args.draft, output, &bibliography, &style)?;
     let text = read_input(&args.draft)?;
-    let converted = draft::to_pandoc(&text, &yaml_name(output, &bibliography))
-        .map_err(|e| CliError::failed(e.to_string()))?;
+    let converted = draft::to_pandoc(
+        &text,
+        &yaml_name(output, &bibliography),
+        &yaml_name(output, &style),
+    )
+    .map_err(|e| CliError::failed(e.to_string()))?;
     let view = env.ledger.view(args.epoch)?;
     // A draft that cites nothing gets an empty bibliography, not a refusal: pandoc reads
     // it, and the document is still worth typesetting.
@@ -64,8 +74,17 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
     let sources = cite_ledger::rewrite::write_atomically(&bibliography, "write", |out| {
         export::write(&view, Format::CslJson, picked.as_deref(), out)
     })?;
+    let style_note = match &converted.own_style {
+        Some(own) => format!("style {own}, as the draft's front matter names it (csl:)"),
+        None => {
+            cite_ledger::rewrite::write_atomically(&style, "write", |out| {
+                out.write_all(csl::STYLE.as_bytes()).map_err(CliError::from)
+            })?;
+            format!("style {} ([N] by ledger id)", style.display())
+        }
+    };
     let summary = format!(
-        "{} citation(s) of {sources} source(s); bibliography {} (CSL-JSON)",
+        "{} citation(s) of {sources} source(s); bibliography {} (CSL-JSON); {style_note}",
         converted.written,
         bibliography.display()
     );
@@ -112,22 +131,32 @@ fn bibliography_path(output: Option<&Path>, given: Option<&Path>) -> Result<Path
     }
 }
 
-/// Refuses to write over the draft, the ledger, or one output with the other.
+/// Refuses to write over the draft, the ledger, or one output with another.
 fn refuse_clashes(
     env: &Env<'_>,
     draft: &Path,
     output: Option<&Path>,
     bibliography: &Path,
+    style: &Path,
 ) -> Result<(), CliError> {
-    let mut targets = vec![("--bibliography", bibliography)];
+    if same_path(bibliography, style) {
+        return Err(CliError::usage(format!(
+            "--bibliography {} and the citation style written beside it are one file",
+            bibliography.display()
+        ))
+        .hint("give the bibliography a .json name, e.g. --bibliography sources.json"));
+    }
+    let mut targets = vec![("--bibliography", bibliography), ("the style", style)];
     if let Some(out) = output {
         targets.push(("-o", out));
-        if same_path(out, bibliography) {
-            return Err(CliError::usage(format!(
-                "-o {} and the bibliography are one file",
-                out.display()
-            ))
-            .hint("give the document a .md name, or --bibliography another file"));
+        for (what, path) in [("the bibliography", bibliography), ("the style", style)] {
+            if same_path(out, path) {
+                return Err(CliError::usage(format!(
+                    "-o {} and {what} are one file",
+                    out.display()
+                ))
+                .hint("give the document a .md name, or --bibliography another file"));
+            }
         }
     }
     for (flag, path) in targets {

@@ -99,6 +99,11 @@ pub fn cite_ok(dir: &Path, ledger: &str, args: &[&str]) -> String {
 const SNAPSHOT: &str = "# Sea ice\n\nSea ice forms when the surface of the ocean freezes, \
 and brine is pushed out of the growing crystals.\n";
 
+/// An Exa search result for [3], with its publication date and author.
+const EXA_SEARCH: &str = r#"{"results": [{"id": "https://limnology.example.net/lakes/winter?lang=en",
+  "url": "https://limnology.example.net/lakes/winter?lang=en", "title": "Lake ice and winter ecology",
+  "publishedDate": "2021-11-03T00:00:00.000Z", "author": "R. Wetzel", "score": null}]}"#;
+
 /// Runs commands on one ledger and records what each did.
 struct Recorder<'a> {
     ledger: &'a str,
@@ -137,6 +142,7 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
         std::fs::copy(examples.join(from), work.join(to)).expect("copy example data");
     }
     std::fs::write(work.join("snap.md"), SNAPSHOT).expect("write snapshot");
+    std::fs::write(work.join("exa.json"), EXA_SEARCH).expect("write tool output");
     std::fs::write(work.join("sources.json"), crate::import::SOURCES_PY).expect("write");
     let mut r = Recorder {
         ledger,
@@ -169,6 +175,10 @@ pub fn workflow(ledger: &str, work: &Path) -> Transcript {
         "--snapshot",
         &w("snap.md"),
     ]);
+    // What a search tool said about a page registered before: kept, once.
+    r.run(&["ingest", "exa.json"]);
+    r.run(&["ingest", "exa.json"]);
+    r.run(&["show", "3"]);
 
     // Evidence: from saved page text, from the stored snapshot; a paraphrase and an
     // unknown id are refused.
@@ -360,6 +370,25 @@ pub fn assert_sensible(t: &Transcript) {
     assert_eq!(snap.code, 0, "{}", show_step(snap));
     assert_eq!(snap.stdout, "[7] https://sea.example/ice\n");
 
+    // What the tool said about [3]: one record, shown, and not written again.
+    for n in 0..2 {
+        assert_eq!(
+            ok("ingest exa.json", n).stdout,
+            "[3] https://limnology.example.net/lakes/winter?lang=en\n"
+        );
+    }
+    let show = &ok("show 3", 0).stdout;
+    assert!(
+        show.contains("\n  published: 2021-11-03\n  authors:   R. Wetzel\n"),
+        "{show}"
+    );
+    assert_eq!(
+        show.matches("page of [3]: published 2021-11-03, authors R. Wetzel (epoch 1)")
+            .count(),
+        1,
+        "{show}"
+    );
+
     // Quotes: two from page files, one from the stored snapshot; refusals exit 1.
     for (cmd, want) in [
         (
@@ -499,6 +528,8 @@ pub fn assert_sensible(t: &Transcript) {
     let csl: Value =
         serde_json::from_str(&ok("export --format csl-json", 0).stdout).expect("CSL-JSON");
     assert_eq!(csl.as_array().map(Vec::len), Some(7));
+    assert_eq!(csl[2]["issued"], json!({"date-parts": [[2021, 11, 3]]}));
+    assert_eq!(csl[2]["author"], json!([{"literal": "R. Wetzel"}]));
 
     // Audit, rebuild, audit.
     assert!(ok("audit", 0).stdout.starts_with("audit OK: "), "{}", ctx());

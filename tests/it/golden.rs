@@ -11,8 +11,8 @@
 //! so the chain rule is pinned too.
 
 use cite_store::event::{
-    self, DecodeError, Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, Provenance, Record,
-    SourceAdded, SourceId,
+    self, DecodeError, Epoch, Event, FORMAT_VERSION, GENESIS, Hash, Origin, PageFact, Provenance,
+    Record, SourceAdded, SourceId,
 };
 
 /// The title of the first fixture: non-ASCII, so string lengths count bytes.
@@ -33,6 +33,7 @@ const HASH_QUOTE_RETRACTED: &str =
 const HASH_TITLE_CORRECTED: &str =
     "6fc46ff1dd71aff19e4d9921098fe5c21d1231eda17b20d00792f80553edc942";
 const HASH_QUOTE_TYPED: &str = "04ffef8262a24dd0ddcf636f1ec404a532ab50d57d7bf1e3b2347cca94d25b6a";
+const HASH_METADATA_SET: &str = "365dc5bd81fda46edd445109689b2ac4d1ccd45f0cde71aa59d89c3104eb460f";
 const HASH_SNAPSHOT_STORED: &str =
     "8d876d4c6293224cbf0eab9da78ec9856b83394ae164f40d7c1352e7691f75e4";
 
@@ -595,4 +596,39 @@ fn quote_typed() {
         &[0x05], b"a - b",                                        // typed
     ]);
     check(record, &bytes, HASH_QUOTE_TYPED);
+}
+
+/// Index 10: what tool output said about a page, one fact of each kind.
+#[test]
+fn metadata_set() {
+    let record = Record {
+        format: FORMAT_VERSION,
+        provenance: Provenance::SameAs(event::Seq(1)),
+        prev: GENESIS,
+        event: Event::MetadataSet {
+            epoch: Epoch(1),
+            id: SourceId(3),
+            facts: vec![
+                PageFact::Published("2023-05-12".into()),
+                PageFact::Site("Physics Notes".into()),
+                PageFact::Language("de-AT".into()),
+                PageFact::Authors(strings(&["K. Ito", "R. Roe"])),
+            ],
+        },
+    };
+    #[rustfmt::skip]
+    let bytes = cat(&[
+        &[0x01],                                                  // format 1
+        &[0x01, 0x01],                                            // Provenance::SameAs(1)
+        &[0x00; 32],                                              // prev: genesis
+        &[0x0a],                                                  // Event::MetadataSet
+        &[0x01],                                                  // epoch 1
+        &[0x03],                                                  // id 3
+        &[0x04],                                                  // 4 facts
+        &[0x00, 0x0a], b"2023-05-12",                             // Published
+        &[0x01, 0x0d], b"Physics Notes",                          // Site
+        &[0x02, 0x05], b"de-AT",                                  // Language
+        &[0x03, 0x02, 0x06], b"K. Ito", &[0x06], b"R. Roe",       // Authors, 2
+    ]);
+    check(record, &bytes, HASH_METADATA_SET);
 }

@@ -417,6 +417,7 @@ fn check_replay(at: &Location, model: &Model) -> Result<(), TestCaseError> {
             Event::QuoteRetracted { .. } | Event::TitleCorrected { .. } => {
                 prop_assert!(false, "no op corrects")
             }
+            Event::MetadataSet { .. } => prop_assert!(false, "no op ingests tool output"),
             // Upper-cased quotes: what the page has is in the QuoteAttached record.
             Event::QuoteTyped { typed, .. } => {
                 prop_assert_eq!(typed.to_uppercase(), typed);

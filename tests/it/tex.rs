@@ -95,6 +95,7 @@ fn raw_control_source() -> cite_ledger::Source {
         via: None,
         alias_of: None,
         page_text: false,
+        metadata: Default::default(),
     }
 }
 

@@ -794,3 +794,226 @@ fn the_hook_stores_no_page_text_for_webfetch_and_says_how_to_get_it() {
         "{context}"
     );
 }
+
+// ---- what the tools say about a page ----------------------------------------------------
+
+/// What `list --json` says each source's tool output said about its page (`null` for
+/// nothing), in id order.
+fn metadata(sb: &Sandbox) -> Vec<Value> {
+    let list: Vec<Value> = serde_json::from_str(&sb.ok(&["list", "--json"])).unwrap();
+    list.iter().map(|s| s["metadata"].clone()).collect()
+}
+
+#[test]
+fn what_each_tool_says_about_a_page_is_kept() {
+    let none = Value::Null;
+    for (name, want) in [
+        (
+            "exa-search.json",
+            vec![
+                json!({"published": "2019-05-14", "authors": ["K. Ito"]}),
+                none.clone(),
+            ],
+        ),
+        (
+            "exa-contents.json",
+            vec![json!({"published": "2021-11-03", "authors": ["R. Wetzel"]})],
+        ),
+        (
+            "jina-reader.json",
+            vec![json!({"published": "2021-11-03", "language": "en"})],
+        ),
+        (
+            "jina-search.json",
+            vec![json!({"published": "2019-05-14"}), none.clone()],
+        ),
+        (
+            "firecrawl-scrape-v1.json",
+            vec![
+                json!({"published": "2023-02-14", "site": "Physics Notes", "language": "en",
+                        "authors": ["M. Okafor"]}),
+            ],
+        ),
+        // The page that came back a 404 says nothing of the page asked for.
+        (
+            "firecrawl-crawl-v1.json",
+            vec![json!({"language": "en"}), none.clone()],
+        ),
+        // A news result three days old: since when?
+        (
+            "firecrawl-search-v2.json",
+            vec![none.clone(), none.clone(), none.clone()],
+        ),
+        (
+            "brave-search.json",
+            vec![
+                json!({"published": "2023-02-14", "site": "Physics Notes", "language": "en"}),
+                json!({"site": "Limnology", "language": "en"}),
+            ],
+        ),
+        // The sitelink [2] is another page; the search endpoint [4] says nothing.
+        (
+            "serpapi-google.json",
+            vec![
+                json!({"site": "Physics Notes"}),
+                none.clone(),
+                json!({"published": "2021-11-03", "site": "Limnology"}),
+                none.clone(),
+            ],
+        ),
+        (
+            "perplexity.json",
+            vec![json!({"published": "2023-02-14"}), none.clone()],
+        ),
+        (
+            "anthropic-web-search.json",
+            vec![json!({"published": "2023-02-14"}), none.clone()],
+        ),
+        // When Bing last crawled a page is not when it was published.
+        (
+            "bing-web.json",
+            vec![json!({"language": "en"}), json!({"language": "en"})],
+        ),
+        ("langchain-documents.json", vec![json!({"language": "en"})]),
+        ("tavily-search.json", vec![none.clone(), none.clone()]),
+    ] {
+        let sb = Sandbox::new();
+        ingest(&sb, name);
+        assert_eq!(metadata(&sb), want, "{name}");
+    }
+}
+
+#[test]
+fn the_header_an_extractor_writes_on_the_page_says_what_the_fields_do_not() {
+    let sb = Sandbox::new();
+    let output = json!({"results": [
+        {"url": "https://a.example/front", "raw_content":
+            "---\ntitle: Lake ice\ndate: 2021-11-03\nauthor:\n  - R. Wetzel\nlang: de\n---\n\nSee ice.",
+         "language": "en"},
+        {"url": "https://b.example/jina", "content":
+            "Title: Lake ice\n\nURL Source: https://b.example/jina\n\nPublished Time: Wed, 03 Nov 2021 08:00:00 GMT\n\nMarkdown Content:\nIce."},
+        {"url": "https://c.example/prose", "raw_content": "Lake ice\n\ndate: 2021-11-03 is when it froze."}
+    ]});
+    let f = sb.file("extract.json", &output.to_string());
+    sb.ok(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(
+        metadata(&sb),
+        [
+            // The field's language wins over the header's.
+            json!({"published": "2021-11-03", "language": "en", "authors": ["R. Wetzel"]}),
+            json!({"published": "2021-11-03"}),
+            Value::Null
+        ]
+    );
+}
+
+#[test]
+fn what_a_tool_says_is_written_once_per_value_and_shown() {
+    let sb = Sandbox::new();
+    ingest(&sb, "brave-search.json");
+    // The same output again writes nothing; another date for [1] is written, once.
+    ingest(&sb, "brave-search.json");
+    let perplexity = read_fixture("perplexity.json").replace("2023-02-14", "2023-02-15");
+    let f = sb.file("later.json", &perplexity);
+    sb.ok(&["ingest", f.to_str().unwrap()]);
+    sb.ok(&["ingest", f.to_str().unwrap()]);
+    let log = sb.ok(&["log"]);
+    let lines: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.split_once("  ").map(|(_, what)| what))
+        .filter(|what| what.starts_with("page of"))
+        .map(|what| what.split("  <- ").next().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "page of [1]: published 2023-02-14, site \"Physics Notes\", language en (epoch 1)",
+            "page of [2]: site \"Limnology\", language en (epoch 1)",
+            "page of [1]: published 2023-02-15 (epoch 1)",
+        ],
+        "{log}"
+    );
+    let show = sb.ok(&["show", "1"]);
+    assert!(
+        show.contains(
+            "\n  published: 2023-02-15\n  site:      \"Physics Notes\"\n  language:  en\n"
+        ),
+        "{show}"
+    );
+    let log: Vec<Value> = serde_json::from_str(&sb.ok(&["log", "--json", "--id", "1"])).unwrap();
+    let set: Vec<&Value> = log
+        .iter()
+        .map(|e| &e["event"])
+        .filter(|e| e["kind"] == "metadata_set")
+        .collect();
+    assert_eq!(
+        set,
+        [
+            &json!({"kind": "metadata_set", "epoch": 1, "id": 1, "metadata":
+                {"published": "2023-02-14", "site": "Physics Notes", "language": "en"}}),
+            &json!({"kind": "metadata_set", "epoch": 1, "id": 1, "metadata":
+                {"published": "2023-02-15"}}),
+        ]
+    );
+    // Rebuilt from the log, the views hold the same; the audit finds them so.
+    let before = sb.ok(&["list", "--json"]);
+    assert!(sb.ok(&["rebuild"]).starts_with("rebuilt "));
+    assert_eq!(sb.ok(&["list", "--json"]), before);
+    assert!(sb.ok(&["audit"]).starts_with("audit OK: "));
+}
+
+#[test]
+fn a_publication_date_the_tool_returned_supports_a_sentence_as_page_text_does() {
+    let sb = Sandbox::new();
+    let output = json!({"results": [{
+        "url": "https://reports.example/lake-ice", "title": "Lake ice report",
+        "publishedDate": "2023-05-12T00:00:00.000Z", "author": "R. Wetzel",
+        "text": "Lake ice report\n\nLakes freeze from the top down because water is densest near 4 °C."
+    }]});
+    let f = sb.file("exa.json", &output.to_string());
+    sb.ok(&["ingest", f.to_str().unwrap()]);
+    let verify = |body: &str| {
+        let draft = sb.file("report.md", body);
+        sb.ok(&["render", "--replace-in", draft.to_str().unwrap()]);
+        sb.run(&["verify", draft.to_str().unwrap(), "--support"])
+    };
+    let supported = verify(
+        "# Ice\n\nThe report, published in May 2023, says lakes freeze from the top down.[1]\n",
+    );
+    assert_eq!(supported.code, 0, "{supported:?}");
+    assert!(
+        supported.stdout.contains("1 supported, 0 unsupported"),
+        "{supported:?}"
+    );
+    // A date the tool did not return fails as a date the page does not print does.
+    let drifted = verify(
+        "# Ice\n\nThe report, published in June 2023, says lakes freeze from the top down.[1]\n",
+    );
+    assert_eq!(drifted.code, 1, "{drifted:?}");
+    assert!(
+        drifted
+            .stderr
+            .contains("\"June 2023\" is on none of the pages cited ([1])"),
+        "{drifted:?}"
+    );
+}
+
+#[test]
+fn a_fact_changed_behind_the_ledgers_back_is_named_by_audit() {
+    use cite_store::event::PageFact;
+    use cite_store::redbfile::tables::SOURCES;
+    use cite_store::tables::SourceRow;
+    use redb::ReadableTable;
+    let sb = Sandbox::new();
+    ingest(&sb, "exa-contents.json");
+    crate::audit::tamper(&sb.ledger, |txn| {
+        let mut t = txn.open_table(SOURCES).unwrap();
+        let mut row = SourceRow::decode(t.get((1, 1)).unwrap().unwrap().value()).unwrap();
+        row.set_facts(&[PageFact::Published("2020-01-01".into())]);
+        t.insert((1, 1), row.encode().as_slice()).unwrap();
+    });
+    crate::audit::audit_fails(
+        &sb.ledger,
+        "sources (epoch 1, id 1): facts is [{\"Published\":\"2020-01-01\"},{\"Authors\":[\"R. Wetzel\"]}], the log gives [{\"Published\":\"2021-11-03\"},{\"Authors\":[\"R. Wetzel\"]}]",
+    );
+}

@@ -35,6 +35,54 @@ pub struct Source {
     /// Left out of JSON when false, as `sources.py` has no such key.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub page_text: bool,
+    /// What the tool output `ingest` read said about the page (left out of JSON when it
+    /// said nothing).
+    #[serde(default, skip_serializing_if = "PageMeta::is_empty")]
+    pub metadata: PageMeta,
+}
+
+/// What tool output said about a source's page: each part left out when it said
+/// nothing of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PageMeta {
+    /// When the page was published: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    /// The site or publication it appeared in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+    /// Its language, a language tag (`en`, `de-AT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// Its authors, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+}
+
+impl PageMeta {
+    pub fn is_empty(&self) -> bool {
+        self == &PageMeta::default()
+    }
+
+    /// The publication date as `(year, month, day)`, month and day 0 where the date
+    /// stops at the year or the month.
+    pub fn published_parts(&self) -> Option<(i32, u8, u8)> {
+        let p = self.published.as_deref()?;
+        let mut parts = p.splitn(3, '-');
+        let year: i32 = parts.next()?.parse().ok()?;
+        let month: u8 = parts.next().map_or(Ok(0), str::parse).ok()?;
+        let day: u8 = parts.next().map_or(Ok(0), str::parse).ok()?;
+        let valid = match (month, day) {
+            (0, 0) => true,
+            (1..=12, 0) => true,
+            (1..=12, _) => time::Month::try_from(month)
+                .ok()
+                .and_then(|m| time::Date::from_calendar_date(year, m, day).ok())
+                .is_some(),
+            _ => false,
+        };
+        (valid && (1..=9999).contains(&year)).then_some((year, month, day))
+    }
 }
 
 /// A verbatim quote attached to a source.
@@ -205,6 +253,12 @@ pub enum EventView {
         /// The quote's number, as `show` numbers them.
         quote: u64,
         typed: String,
+    },
+    /// What tool output said about a source's page: the facts that changed.
+    MetadataSet {
+        epoch: u64,
+        id: u64,
+        metadata: PageMeta,
     },
 }
 

@@ -50,6 +50,21 @@
 //! A later occurrence of a URL gives its page text to the first when the first had none;
 //! otherwise the first occurrence's text wins. Only page texts that are found are held,
 //! so a 100,000-result search costs what it did.
+//!
+//! **What a result says about its page.** The object that names the URL (and its
+//! `metadata`, which fills the kinds the object leaves out; the object holding a
+//! `metadata` that names the URL gives it what it says, as it gives its page text) may
+//! say when the page was published (`publishedDate`, `published_date`, `publishedTime`,
+//! `datePublished`, `article:published_time`, then `date`, `page_age`, `age`), on which
+//! site (`siteName`, `site_name`, `ogSiteName`, `og:site_name`, else a `source` that is a
+//! name and no URL or path, else the `name` of Brave's `profile`), in which language
+//! (`language`, `lang`) and by whom (`author`, `authors`: a name, or a list of names or of
+//! objects with a `name`). Each kind comes from the first of its fields whose value reads
+//! as one ([`page_facts`]); a result that says it failed says nothing of the page. Where
+//! the fields say nothing of a kind, the header at the top of the page text does
+//! ([`page_facts::from_header`]). A later occurrence of a URL fills the kinds the first
+//! left out. When the page was crawled (`dateLastCrawled`) or updated (`last_updated`)
+//! is not when it was published, and is not read.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -58,7 +73,9 @@ use std::fmt;
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
+use super::page_facts;
 use super::url::canonicalize;
+use cite_store::event::PageFact;
 
 /// One URL found in tool output.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,6 +87,8 @@ pub struct Found {
     /// The page's own text, when the result carried it (see the module's rule); never a
     /// search snippet.
     pub page: Option<String>,
+    /// What the result said about the page (see the module's rule), one of each kind.
+    pub facts: Vec<PageFact>,
 }
 
 /// A URL-looking string that did not parse as a URL.
@@ -114,6 +133,7 @@ struct Raw {
     given: String,
     title: String,
     page: Option<String>,
+    facts: Vec<PageFact>,
 }
 
 fn walk(json: &str, nested: u8) -> Result<(Vec<Found>, Vec<Skipped>), serde_json::Error> {
@@ -131,7 +151,13 @@ fn walk(json: &str, nested: u8) -> Result<(Vec<Found>, Vec<Skipped>), serde_json
     // 128 bits of blake3 per URL instead of a copy of it: a collision is as likely as
     // guessing a random 128-bit key.
     let mut seen: HashMap<[u8; 16], usize> = HashMap::new();
-    for Raw { given, title, page } in raw {
+    for Raw {
+        given,
+        title,
+        page,
+        facts,
+    } in raw
+    {
         match canonicalize(&given) {
             Ok(url) => {
                 let digest = blake3::hash(url.as_bytes());
@@ -146,6 +172,7 @@ fn walk(json: &str, nested: u8) -> Result<(Vec<Found>, Vec<Skipped>), serde_json
                         if first.page.is_none() {
                             first.page = page;
                         }
+                        page_facts::fill(&mut first.facts, facts);
                     }
                     None => {
                         seen.insert(key, found.len());
@@ -154,6 +181,7 @@ fn walk(json: &str, nested: u8) -> Result<(Vec<Found>, Vec<Skipped>), serde_json
                             url,
                             title,
                             page,
+                            facts,
                         });
                     }
                 }
@@ -162,6 +190,12 @@ fn walk(json: &str, nested: u8) -> Result<(Vec<Found>, Vec<Skipped>), serde_json
                 given,
                 reason: e.reason,
             }),
+        }
+    }
+    // What the page's own header says comes after what the result's fields say.
+    for f in &mut found {
+        if let Some(page) = &f.page {
+            page_facts::fill(&mut f.facts, page_facts::from_header(page));
         }
     }
     Ok((found, skipped))
@@ -180,6 +214,8 @@ struct Obj {
     text: Option<String>,
     /// It says it failed: a truthy `error`, or an HTTP status outside 2xx.
     failed: bool,
+    /// What it says about its page (none when it failed).
+    facts: Vec<PageFact>,
 }
 
 /// What the walk needs to know of a value.
@@ -187,6 +223,8 @@ enum Seen {
     /// A string the holder asked to keep ([`Want::Text`]).
     Str(String),
     Num(f64),
+    /// The names of a list the holder asked for ([`Want::Names`]).
+    List(Vec<String>),
     Truthy,
     Falsy,
     Object(Obj),
@@ -197,6 +235,7 @@ impl Seen {
         match self {
             Seen::Str(s) => !s.is_empty(),
             Seen::Num(n) => *n != 0.0,
+            Seen::List(l) => !l.is_empty(),
             Seen::Truthy => true,
             Seen::Falsy => false,
             Seen::Object(o) => o.nonempty,
@@ -211,6 +250,8 @@ enum Want {
     Nothing,
     /// A string, kept.
     Text,
+    /// A string, or the strings and `name`s of a list's items, kept (authors).
+    Names,
     /// An array whose string items are URLs (the top level, `citations`, …).
     UrlList,
     /// An item of such an array: an http(s) string is a URL.
@@ -226,14 +267,35 @@ const MORE_URL_KEYS: [&str; 4] = ["sourceURL", "sourceUrl", "uri", "source"];
 const PAGE_KEYS: [&str; 5] = ["raw_content", "markdown", "page_content", "text", "content"];
 /// Arrays whose items may be bare URL strings.
 const URL_LIST_KEYS: [&str; 3] = ["citations", "urls", "sources"];
+/// Where an object says when its page was published, in order of preference: the fields
+/// that say "published", then the ones that say only "date" or the page's age.
+const PUBLISHED_KEYS: [&str; 8] = [
+    "publishedDate",
+    "published_date",
+    "publishedTime",
+    "datePublished",
+    "article:published_time",
+    "date",
+    "page_age",
+    "age",
+];
+/// Where it names its site (else a `source` that is a name, or a `profile`'s name).
+const SITE_KEYS: [&str; 4] = ["siteName", "site_name", "ogSiteName", "og:site_name"];
+const LANGUAGE_KEYS: [&str; 2] = ["language", "lang"];
+const AUTHOR_KEYS: [&str; 2] = ["author", "authors"];
 
 fn want_of(key: &str) -> Want {
     if URL_LIST_KEYS.contains(&key) {
         Want::UrlList
+    } else if AUTHOR_KEYS.contains(&key) {
+        Want::Names
     } else if URL_KEYS.contains(&key)
         || TITLE_KEYS.contains(&key)
         || MORE_URL_KEYS.contains(&key)
         || PAGE_KEYS.contains(&key)
+        || PUBLISHED_KEYS.contains(&key)
+        || SITE_KEYS.contains(&key)
+        || LANGUAGE_KEYS.contains(&key)
         || matches!(key, "type" | "data")
     {
         Want::Text
@@ -274,6 +336,12 @@ struct Fields {
     /// `content` or `source` as an object: an Anthropic document and its source.
     content: Option<Obj>,
     source: Option<Obj>,
+    /// Brave's `profile` of the site a result is on.
+    profile: Option<Obj>,
+    published: [Option<Seen>; 8],
+    sites: [Option<Seen>; 4],
+    languages: [Option<Seen>; 2],
+    authors: [Option<Seen>; 2],
     failed: bool,
 }
 
@@ -294,6 +362,7 @@ impl Fields {
             ("metadata", Seen::Object(o)) => self.metadata = Some(o),
             ("content", Seen::Object(o)) => self.content = Some(o),
             ("source", Seen::Object(o)) => self.source = Some(o),
+            ("profile", Seen::Object(o)) => self.profile = Some(o),
             ("score", _) => self.has_score = true,
             ("type", Seen::Str(s)) => self.kind = Some(s),
             ("data", Seen::Str(s)) => self.data = Some(s),
@@ -302,13 +371,84 @@ impl Fields {
                 self.failed |= !(200.0..300.0).contains(&n)
             }
             (key, seen) => {
-                if let Some(i) = PAGE_KEYS.iter().position(|k| *k == key) {
+                let at = |keys: &[&str]| keys.iter().position(|k| *k == key);
+                if let Some(i) = at(&PAGE_KEYS) {
                     self.pages[i] = Some(seen);
-                } else if let Some(i) = MORE_URL_KEYS.iter().position(|k| *k == key) {
+                } else if let Some(i) = at(&MORE_URL_KEYS) {
                     self.more_urls[i] = Some(seen);
+                } else if let Some(i) = at(&PUBLISHED_KEYS) {
+                    self.published[i] = Some(seen);
+                } else if let Some(i) = at(&SITE_KEYS) {
+                    self.sites[i] = Some(seen);
+                } else if let Some(i) = at(&LANGUAGE_KEYS) {
+                    self.languages[i] = Some(seen);
+                } else if let Some(i) = at(&AUTHOR_KEYS) {
+                    self.authors[i] = Some(seen);
                 }
             }
         }
+    }
+
+    /// What the object says about its page, each kind from the first of its keys that
+    /// reads as one, then from its `metadata`; nothing when it says it failed. Read
+    /// before [`Fields::url`], which takes the strings it passes over.
+    fn facts(&mut self) -> Vec<PageFact> {
+        if self.failed || self.metadata.as_ref().is_some_and(|m| m.failed) {
+            return Vec::new();
+        }
+        fn text(slot: &Option<Seen>) -> Option<&str> {
+            match slot {
+                Some(Seen::Str(s)) => Some(s),
+                _ => None,
+            }
+        }
+        let mut facts = Vec::new();
+        if let Some(d) = self
+            .published
+            .iter()
+            .filter_map(text)
+            .find_map(page_facts::published)
+        {
+            facts.push(PageFact::Published(d));
+        }
+        // A `source` that is no URL and no path names the site (SerpApi's results).
+        let source = text(&self.more_urls[3])
+            .filter(|s| !s.contains(['/', '\\']))
+            .and_then(page_facts::name);
+        let profile = self.profile.as_ref().and_then(|p| p.title.clone());
+        if let Some(site) = self
+            .sites
+            .iter()
+            .filter_map(text)
+            .find_map(page_facts::name)
+            .or(source)
+            .or(profile)
+        {
+            facts.push(PageFact::Site(site));
+        }
+        if let Some(lang) = self
+            .languages
+            .iter()
+            .filter_map(text)
+            .find_map(page_facts::language)
+        {
+            facts.push(PageFact::Language(lang));
+        }
+        let authors = self.authors.iter().find_map(|slot| {
+            let names = match slot {
+                Some(Seen::Str(s)) => page_facts::authors([s.as_str()]),
+                Some(Seen::List(l)) => page_facts::authors(l.iter().map(String::as_str)),
+                _ => Vec::new(),
+            };
+            (!names.is_empty()).then_some(names)
+        });
+        if let Some(names) = authors {
+            facts.push(PageFact::Authors(names));
+        }
+        if let Some(m) = &mut self.metadata {
+            page_facts::fill(&mut facts, std::mem::take(&mut m.facts));
+        }
+        facts
     }
 
     /// The object's own URL: `sources.py`'s rule, else the first http(s) string of the
@@ -408,13 +548,14 @@ impl Node<'_> {
     fn string(mut self, v: Cow<'_, str>) -> Seen {
         self.open_string(&v);
         match self.want {
-            Want::Text => Seen::Str(v.into_owned()),
+            Want::Text | Want::Names => Seen::Str(v.into_owned()),
             Want::UrlItem if is_web(&v) => {
                 let truthy = !v.is_empty();
                 self.out.push(Raw {
                     given: v.into_owned(),
                     title: String::new(),
                     page: None,
+                    facts: Vec::new(),
                 });
                 truth(truthy)
             }
@@ -470,18 +611,27 @@ impl<'de> Visitor<'de> for Node<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Seen, A::Error> {
         let want = match self.want {
             Want::UrlList => Want::UrlItem,
+            Want::Names => Want::Text,
             _ => Want::Nothing,
         };
         let mut n = 0usize;
-        while seq
-            .next_element_seed(Node {
-                out: self.out,
-                nested: self.nested,
-                want,
-            })?
-            .is_some()
-        {
+        let mut names = Vec::new();
+        while let Some(seen) = seq.next_element_seed(Node {
+            out: self.out,
+            nested: self.nested,
+            want,
+        })? {
             n += 1;
+            if self.want == Want::Names {
+                match seen {
+                    Seen::Str(s) => names.push(s),
+                    Seen::Object(o) => names.extend(o.title),
+                    _ => {}
+                }
+            }
+        }
+        if self.want == Want::Names {
+            return Ok(Seen::List(names));
         }
         Ok(truth(n > 0))
     }
@@ -499,6 +649,7 @@ impl<'de> Visitor<'de> for Node<'_> {
             })?;
             fields.take(&key, seen);
         }
+        let facts = fields.facts();
         let url = fields.url();
         let title = fields.title();
         let page = fields.page();
@@ -516,15 +667,18 @@ impl<'de> Visitor<'de> for Node<'_> {
                     given,
                     title: title.unwrap_or_default(),
                     page,
+                    facts: facts.clone(),
                 });
             }
             None => {
-                // The URL is in the metadata beside the page text.
-                if let (Some(page), Some(i)) = (page, fields.metadata.as_ref().and_then(|m| m.own))
+                // The URL is in the metadata beside the page text and what it says.
+                if let Some(i) = fields.metadata.as_ref().and_then(|m| m.own)
                     && let Some(raw) = inner.get_mut(i)
-                    && raw.page.is_none()
                 {
-                    raw.page = Some(page);
+                    if raw.page.is_none() {
+                        raw.page = page;
+                    }
+                    page_facts::fill(&mut raw.facts, facts.clone());
                 }
             }
         }
@@ -535,6 +689,7 @@ impl<'de> Visitor<'de> for Node<'_> {
             title,
             text: fields.document(),
             failed: fields.failed,
+            facts,
         }))
     }
 }

@@ -15,14 +15,15 @@ pub mod ingest;
 pub mod input;
 mod kept;
 mod lead;
+pub mod page_facts;
 pub mod rewrite;
 mod view;
 
 pub use audit::{AuditReport, Rebuilt};
 use cite_core::evidence::Selector;
 pub use cite_core::model::{
-    Attached, ChainEntry, EntryOrigin, EventView, LogEntry, LookAlike, OriginView, Page, Quote,
-    Retitled, Retracted, RouteCount, Source, SourceDetail, SourceEntry, date_parts,
+    Attached, ChainEntry, EntryOrigin, EventView, LogEntry, LookAlike, OriginView, Page, PageMeta,
+    Quote, Retitled, Retracted, RouteCount, Source, SourceDetail, SourceEntry, date_parts,
 };
 pub use cite_core::url;
 pub use cite_store::{Location, PgEnv, file_kind};
@@ -38,7 +39,7 @@ use time::macros::format_description;
 
 use cite_core::evidence;
 use cite_store::event::{
-    self, Epoch, Event, Hash, Origin, QuoteAttached, SourceAdded, SourceId, TextQuote,
+    self, Epoch, Event, Hash, Origin, PageFact, QuoteAttached, SourceAdded, SourceId, TextQuote,
 };
 use cite_store::lock::LockMode;
 use cite_store::tables::{QuoteRow, SourceRow};
@@ -189,7 +190,22 @@ fn source_of(id: SourceId, row: SourceRow, quotes: Vec<Quote>) -> Source {
         via: row.via,
         alias_of: None,
         page_text: !row.snapshots.is_empty(),
+        metadata: page_meta(&row.facts),
     }
+}
+
+/// Facts about a page as the model shows them.
+pub(crate) fn page_meta(facts: &[PageFact]) -> PageMeta {
+    let mut meta = PageMeta::default();
+    for fact in facts {
+        match fact {
+            PageFact::Published(d) => meta.published = Some(d.clone()),
+            PageFact::Site(s) => meta.site = Some(s.clone()),
+            PageFact::Language(l) => meta.language = Some(l.clone()),
+            PageFact::Authors(a) => meta.authors = a.clone(),
+        }
+    }
+    meta
 }
 
 /// A selector as the log stores it.
@@ -352,6 +368,9 @@ struct Registration {
     snapshot: Option<String>,
     /// Page text found beside a candidate (`ingest`): its index, and the text.
     pages: Vec<(usize, String)>,
+    /// What the tool output said about a candidate's page (`ingest`): its index, and
+    /// the facts.
+    facts: Vec<(usize, Vec<PageFact>)>,
 }
 
 impl Ledger {
@@ -482,6 +501,7 @@ impl Ledger {
             via,
             snapshot: req.snapshot.clone(),
             pages: Vec::new(),
+            facts: Vec::new(),
         })
     }
 
@@ -546,9 +566,13 @@ impl Ledger {
         // list of found URLs in place, which then stays allocated for the whole write
         // (2.4 MiB more at the peak of a 100,000-URL ingest).
         let mut pages = Vec::new();
+        let mut facts = Vec::new();
         let mut candidates: Vec<Candidate> = Vec::with_capacity(found.len());
         for (i, f) in found.into_iter().enumerate() {
             pages.extend(f.page.map(|page| (i, page)));
+            if !f.facts.is_empty() {
+                facts.push((i, f.facts));
+            }
             // Only a query can hold what canonicalization removes since issue 19, so
             // only then is the URL canonicalized again for its earlier form.
             let earlier = f
@@ -571,6 +595,7 @@ impl Ledger {
             via: via.map(str::to_string),
             snapshot: None,
             pages,
+            facts,
         };
         let added = self.register(ctx, registration, progress)?;
         let stored = with_page.into_iter().map(|i| added.sources[i].id).collect();
@@ -1123,6 +1148,7 @@ fn register_in(
         via,
         snapshot,
         pages,
+        facts,
     } = registration;
     let (accessed, via, snapshot) = (accessed.as_str(), via.as_deref(), snapshot.as_deref());
     let total = candidates.len() as u64;
@@ -1197,12 +1223,22 @@ fn register_in(
             via: via.map(str::to_string),
             alias_of: None,
             page_text: false,
+            metadata: PageMeta::default(),
         });
     }
     for (i, text) in pages {
         let source = &mut out[i];
         store_page(w, epoch, SourceId(source.id), &text)?;
         source.page_text = true;
+    }
+    for (i, found) in facts {
+        let source = &mut out[i];
+        store_facts(w, epoch, SourceId(source.id), found)?;
+        source.metadata = page_meta(
+            &w.source(epoch, SourceId(source.id))?
+                .map(|row| row.facts)
+                .unwrap_or_default(),
+        );
     }
     let mut page_also_stored_for = Vec::new();
     if let (Some(text), [only]) = (snapshot, out.as_mut_slice()) {
@@ -1238,6 +1274,21 @@ fn store_page(w: &mut Writer<'_>, epoch: Epoch, id: SourceId, text: &str) -> Res
         })?;
     }
     Ok((hash, stored_before))
+}
+
+/// Records `found` for source `id`: the facts whose value differs from the one the
+/// source holds, in one record, and none when all are held already (an ingest of the same
+/// tool output again writes nothing).
+fn store_facts(w: &mut Writer<'_>, epoch: Epoch, id: SourceId, found: Vec<PageFact>) -> Result<()> {
+    let held = w
+        .source(epoch, id)?
+        .map(|row| row.facts)
+        .unwrap_or_default();
+    let facts: Vec<PageFact> = found.into_iter().filter(|f| !held.contains(f)).collect();
+    if !facts.is_empty() {
+        w.append(Event::MetadataSet { epoch, id, facts })?;
+    }
+    Ok(())
 }
 
 /// The sources of `epoch` other than `id` that the latest [`SHARED_PAGE_LOOKBACK`]

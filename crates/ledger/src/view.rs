@@ -4,10 +4,10 @@
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use cite_store::event::{self, Epoch, Event, Origin, Record, Seq, SourceId};
+use cite_store::event::{self, Epoch, Event, Origin, PageFact, Record, Seq, SourceId};
 use cite_store::{Reader, Store, StoreError, StoredSource};
 
-use super::{Error, Quote, Result, Source, alias_of, quote_of, source_of};
+use super::{Error, Quote, Result, Source, alias_of, page_meta, quote_of, source_of};
 use cite_core::model::{
     ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, RetractedQuote, RouteCount,
     SourceDetail, SourceEntry,
@@ -91,6 +91,24 @@ impl View {
             _ => Vec::new(),
         })
     }
+}
+
+/// What tool output said about a page, as a short text the support check reads like page
+/// text: `Published 2023-05-12.`, then the site and the authors, a line each. `None` when
+/// it said none of these.
+fn facts_text(facts: &[PageFact]) -> Option<String> {
+    let meta = page_meta(facts);
+    let mut lines = Vec::new();
+    if let Some(p) = &meta.published {
+        lines.push(format!("Published {p}."));
+    }
+    if let Some(site) = &meta.site {
+        lines.push(format!("Published on {site}."));
+    }
+    if !meta.authors.is_empty() {
+        lines.push(format!("By {}.", meta.authors.join(", ")));
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
 /// An origin as the log shows it: the time in RFC 3339.
@@ -243,6 +261,11 @@ fn event_view(event: &Event) -> EventView {
                 quote: *quote,
                 typed: typed.clone(),
             },
+            Event::MetadataSet { epoch, id, facts } => EventView::MetadataSet {
+                epoch: epoch.0,
+                id: id.0,
+                metadata: page_meta(facts),
+            },
         }
     }
 }
@@ -311,10 +334,13 @@ impl View {
 
     /// What a source's page says, as stored (`verify --support`): the hashes of its page
     /// texts — those stored with `add --snapshot` (and `ingest`), and those its live
-    /// quotes were checked against (`quote --from`) — and the texts of its live quotes
-    /// that have no page text (imported from `sources.py`). An alias has its source's
-    /// too. A retracted quote's page counts for nothing, as the quote does. `None` when
-    /// the epoch has no source `id`.
+    /// quotes were checked against (`quote --from`) — and texts without a page text of
+    /// their own: those of its live quotes that have none (imported from `sources.py`),
+    /// and what the tool output said about the page (`facts_text`: when it was
+    /// published, by whom, on which site), which a page's reader sees beside its text
+    /// even where the text does not repeat it. An alias has its source's too. A retracted
+    /// quote's page counts for nothing, as the quote does. `None` when the epoch has no
+    /// source `id`.
     pub fn page_texts(&self, id: u64) -> Result<Option<(Vec<event::Hash>, Vec<String>)>> {
         let Some(r) = &self.reader else {
             return Ok(None);
@@ -331,6 +357,9 @@ impl View {
             rows.push((t.id, t.row));
         }
         for (sid, row) in rows {
+            if let Some(text) = facts_text(&row.facts) {
+                quotes.push(text);
+            }
             for h in &row.snapshots {
                 if !hashes.contains(h) {
                     hashes.push(*h);

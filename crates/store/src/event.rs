@@ -129,6 +129,42 @@ pub enum Event {
         quote: u64,
         typed: String,
     },
+    /// Index 10: what the tool output said about a source's page (its publication date,
+    /// site, language, authors), each fact a value that differs from the one the source
+    /// held: the source now holds these, and keeps its other facts.
+    MetadataSet {
+        epoch: Epoch,
+        id: SourceId,
+        facts: Vec<PageFact>,
+    },
+}
+
+/// One thing a tool's output said about a page, as [`Event::MetadataSet`] records it and
+/// a source row keeps it. Variants are only ever appended: a later kind of fact is a new
+/// variant, and a source holds one fact of each kind.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub enum PageFact {
+    /// Index 0: when the page was published: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`, the
+    /// calendar date the page gives (not moved to UTC).
+    Published(String),
+    /// Index 1: the name of the site or publication it appeared in.
+    Site(String),
+    /// Index 2: its language, a language tag as the tool gave it (`en`, `de-AT`).
+    Language(String),
+    /// Index 3: its authors, in order, as the tool wrote them.
+    Authors(Vec<String>),
+}
+
+impl PageFact {
+    /// The kind of fact, its variant index: a source holds one fact of each.
+    pub fn kind(&self) -> u8 {
+        match self {
+            PageFact::Published(_) => 0,
+            PageFact::Site(_) => 1,
+            PageFact::Language(_) => 2,
+            PageFact::Authors(_) => 3,
+        }
+    }
 }
 
 impl Event {
@@ -143,7 +179,8 @@ impl Event {
             | Event::QuoteImported { epoch, .. }
             | Event::QuoteRetracted { epoch, .. }
             | Event::TitleCorrected { epoch, .. }
-            | Event::QuoteTyped { epoch, .. } => *epoch,
+            | Event::QuoteTyped { epoch, .. }
+            | Event::MetadataSet { epoch, .. } => *epoch,
             Event::Reset { new_epoch } => *new_epoch,
         }
     }

@@ -48,6 +48,7 @@ pub fn apply(views: &mut dyn TablesMut, seq: Seq, event: &Event) -> Result<(), S
                 added: seq.0,
                 quotes: 0,
                 snapshots: Vec::new(),
+                facts: Vec::new(),
             };
             views.put_url(added.epoch.0, added.url.as_str(), added.id.0)?;
             views.put_source(key.0, key.1, &row.encode())?;
@@ -117,6 +118,11 @@ pub fn apply(views: &mut dyn TablesMut, seq: Seq, event: &Event) -> Result<(), S
         Event::TitleCorrected { epoch, id, title } => {
             update_source(views, seq, *epoch, *id, "title corrected", |row| {
                 row.title = title.clone();
+            })?;
+        }
+        Event::MetadataSet { epoch, id, facts } => {
+            update_source(views, seq, *epoch, *id, "metadata set", |row| {
+                row.set_facts(facts);
             })?;
         }
     }

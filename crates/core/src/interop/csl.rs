@@ -2,6 +2,17 @@
 //!
 //! An array of items. `id` is `source<N>`, the key the bibtex and biblatex
 //! outputs use, so `[@source3]` cites ledger id 3 whichever bibliography a writer uses.
+//! The id is also the item's `citation-label` (`"3"`), what a label style prints, and,
+//! as sixteen digits, its `printing-number` (`"0000000000000003"`), which sorts as the
+//! id does even where it is compared as text: [`STYLE`], the style `cite convert`
+//! writes, cites by the one and numbers its reference list by the other (its comment
+//! says why these two variables).
+//!
+//! What the tool output said about the page (`ingest`) goes where CSL keeps it: the
+//! publication date as `issued` date-parts (`[[Y]]`, `[[Y, M]]` or `[[Y, M, D]]`), the
+//! site as `container-title`, the language as `language` (so that a processor does not
+//! title-case a German title as English), the authors as `author` names written as given
+//! (`{"literal": "K. Ito"}`: a tool's name is not split into given and family names).
 //! `title` falls back to the URL (an untitled item would render as nothing useful) and
 //! is kept from being read as markup ([`csl_text`]);
 //! `accessed` is CSL date-parts `[[Y, M, D]]`, or `{"raw": …}` for a date imported in
@@ -44,11 +55,24 @@ pub struct Item {
     /// `webpage`, `document` (a DOI source) or `article` (an arXiv preprint).
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The ledger id, as a label style prints it.
+    #[serde(rename = "citation-label")]
+    pub label: String,
     #[serde(rename = "URL")]
     pub url: String,
     pub title: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub author: Vec<Name>,
+    /// The site the page is on.
+    #[serde(rename = "container-title", skip_serializing_if = "Option::is_none")]
+    pub container_title: Option<String>,
+    /// When the page was published.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issued: Option<Date>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub accessed: Option<Date>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
     /// A DOI source's DOI.
     #[serde(rename = "DOI", skip_serializing_if = "Option::is_none")]
     pub doi: Option<String>,
@@ -58,8 +82,21 @@ pub struct Item {
     /// `arXiv` for an arXiv preprint.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub publisher: Option<&'static str>,
+    /// The ledger id in sixteen digits, by which [`STYLE`] sorts.
+    #[serde(rename = "printing-number")]
+    pub sort_key: String,
     pub custom: Custom,
 }
+
+/// A CSL name, as the tool wrote it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Name {
+    pub literal: String,
+}
+
+/// The citation style `cite convert` writes beside a converted document: sources cited
+/// by their ledger ids (`[3]`, `[1][3]`), the reference list numbered and sorted by them.
+pub const STYLE: &str = include_str!("numbered.csl");
 
 /// A CSL date variable.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -107,15 +144,42 @@ pub fn item(e: &SourceEntry) -> Item {
         }
         None => ("webpage", None, None, None),
     };
+    let meta = &s.metadata;
+    let issued = meta.published_parts().map(|(y, m, d)| Date::Parts {
+        date_parts: vec![
+            [y, i32::from(m), i32::from(d)]
+                .into_iter()
+                .take(if m == 0 {
+                    1
+                } else if d == 0 {
+                    2
+                } else {
+                    3
+                })
+                .collect(),
+        ],
+    });
     Item {
         id: format!("source{}", s.id),
         kind,
+        label: s.id.to_string(),
         url: s.url.clone(),
         title: csl_text(if s.title.is_empty() { &s.url } else { &s.title }),
+        author: meta
+            .authors
+            .iter()
+            .map(|a| Name {
+                literal: csl_text(a),
+            })
+            .collect(),
+        container_title: meta.site.as_deref().map(csl_text),
+        issued,
         accessed,
+        language: meta.language.clone(),
         doi,
         number,
         publisher,
+        sort_key: format!("{:016}", s.id),
         custom: Custom {
             ledger_id: s.id,
             via: s.via.clone(),
@@ -185,6 +249,7 @@ mod tests {
                 via: Some("web".into()),
                 alias_of: None,
                 page_text: false,
+                metadata: Default::default(),
             },
             snapshots: vec!["aa".into(), "bb".into()],
         }
@@ -198,9 +263,11 @@ mod tests {
             serde_json::json!({
                 "id": "source7",
                 "type": "webpage",
+                "citation-label": "7",
                 "URL": "https://a.example/p",
                 "title": "T",
                 "accessed": {"date-parts": [[2024, 1, 2]]},
+                "printing-number": "0000000000000007",
                 "custom": {"ledger_id": 7, "via": "web", "snapshots": ["aa", "bb"]}
             })
         );
@@ -257,11 +324,13 @@ mod tests {
             serde_json::json!({
                 "id": "source7",
                 "type": "article",
+                "citation-label": "7",
                 "URL": "https://arxiv.org/abs/2305.14627v2",
                 "title": "A preprint",
                 "accessed": {"date-parts": [[2024, 1, 2]]},
                 "number": "arXiv:2305.14627v2",
                 "publisher": "arXiv",
+                "printing-number": "0000000000000007",
                 "custom": {"ledger_id": 7, "via": "web", "snapshots": ["aa", "bb"]}
             })
         );
@@ -270,5 +339,60 @@ mod tests {
         for key in ["DOI", "number", "publisher"] {
             assert!(page.get(key).is_none(), "{key} in {page}");
         }
+    }
+
+    #[test]
+    fn what_the_tool_said_about_the_page_goes_where_csl_keeps_it() {
+        let mut e = entry("Über die Dichte <i>", "2024-01-02");
+        e.source.id = 12;
+        e.source.metadata = crate::model::PageMeta {
+            published: Some("2023-05-12".into()),
+            site: Some("Physik <b>Notizen</b>".into()),
+            language: Some("de-AT".into()),
+            authors: vec!["K. Ito".into(), "R. Roe".into()],
+        };
+        let json = serde_json::to_value(item(&e)).unwrap();
+        assert_eq!(
+            json["issued"],
+            serde_json::json!({"date-parts": [[2023, 5, 12]]})
+        );
+        assert_eq!(
+            json["container-title"],
+            "Physik <<span class=\"nocase\"></span>b>Notizen<<span class=\"nocase\"></span>/b>"
+        );
+        assert_eq!(json["language"], "de-AT");
+        assert_eq!(
+            json["author"],
+            serde_json::json!([{"literal": "K. Ito"}, {"literal": "R. Roe"}])
+        );
+        assert_eq!(json["citation-label"], "12");
+        assert_eq!(json["printing-number"], "0000000000000012");
+        // A date that stops at the month or the year stops there in CSL too.
+        for (published, parts) in [
+            ("2023-05", serde_json::json!([[2023, 5]])),
+            ("2023", serde_json::json!([[2023]])),
+        ] {
+            e.source.metadata.published = Some(published.into());
+            let json = serde_json::to_value(item(&e)).unwrap();
+            assert_eq!(json["issued"]["date-parts"], parts, "{published}");
+        }
+        // Nothing said, nothing written.
+        let bare = serde_json::to_value(item(&entry("T", ""))).unwrap();
+        for key in ["issued", "container-title", "language", "author"] {
+            assert!(bare.get(key).is_none(), "{key} in {bare}");
+        }
+    }
+
+    #[test]
+    fn the_style_is_a_csl_style_that_cites_by_label_and_sorts_by_the_padded_id() {
+        assert!(STYLE.starts_with("<?xml version=\"1.0\" encoding=\"utf-8\"?>"));
+        assert!(STYLE.contains(
+            "<style xmlns=\"http://purl.org/net/xbiblio/csl\" class=\"in-text\" version=\"1.0\""
+        ));
+        assert!(STYLE.contains("<key variable=\"printing-number\"/>"));
+        assert!(STYLE.contains("<text variable=\"citation-label\"/>"));
+        // An XML comment may not hold two hyphens in a row.
+        let comment = &STYLE[STYLE.find("<!--").unwrap() + 4..STYLE.find("-->").unwrap()];
+        assert!(!comment.contains("--"));
     }
 }

@@ -3,6 +3,11 @@
 //! ```text
 //! TY  - ELEC
 //! TI  - title (the URL when there is none)
+//! AU  - K. Ito                    (one line per author the tool output named)
+//! T2  - the site
+//! PY  - YYYY                      (published)
+//! DA  - YYYY/MM/DD/               (published; YYYY/MM// or YYYY/// when that is all)
+//! LA  - en                        (its language)
 //! UR  - url, with `;` as `%3B`
 //! DO  - 10.… (a DOI source)
 //! Y2  - YYYY/MM/DD/
@@ -49,6 +54,13 @@
 //! RIS has no type for a work of unknown kind that all three read alike, and `ELEC`
 //! keeps the access date where each looks for it. RIS has no field for an arXiv id that
 //! these readers agree on; the URL carries it.
+//!
+//! What the tool output said about the page (`ingest`) goes in the tags all three read
+//! for it: `AU` for each author (as the tool wrote the name), `T2` for the site (Zotero's
+//! website title, rispy's secondary title; citation-js, following EndNote's Web Page
+//! type, keeps it as `collection-title`), `PY` for the year and `DA`
+//! for the date it was published, in the spec's `YYYY/MM/DD/` form with the parts it does
+//! not know left empty, and `LA` for its language.
 
 use std::io::{self, Write};
 
@@ -61,6 +73,27 @@ pub fn record(s: &Source) -> String {
     let mut out = String::new();
     out.push_str("TY  - ELEC\r\n");
     out.push_str(&format!("TI  - {}\r\n", one_line(title)));
+    let meta = &s.metadata;
+    for author in &meta.authors {
+        out.push_str(&format!("AU  - {}\r\n", one_line(author)));
+    }
+    if let Some(site) = &meta.site {
+        out.push_str(&format!("T2  - {}\r\n", one_line(site)));
+    }
+    if let Some((y, m, d)) = meta.published_parts() {
+        let part = |n: u8| {
+            if n == 0 {
+                String::new()
+            } else {
+                format!("{n:02}")
+            }
+        };
+        out.push_str(&format!("PY  - {y:04}\r\n"));
+        out.push_str(&format!("DA  - {y:04}/{}/{}/\r\n", part(m), part(d)));
+    }
+    if let Some(lang) = &meta.language {
+        out.push_str(&format!("LA  - {}\r\n", one_line(lang)));
+    }
     out.push_str(&format!("UR  - {}\r\n", one_url(&s.url)));
     if let Some(Identifier::Doi(doi)) = identifier::of(&s.url) {
         out.push_str(&format!("DO  - {}\r\n", one_line(&doi)));
@@ -106,6 +139,7 @@ mod tests {
             via: None,
             alias_of: None,
             page_text: false,
+            metadata: Default::default(),
         };
         assert_eq!(
             record(&s),
@@ -129,6 +163,7 @@ mod tests {
             accessed: String::new(),
             quotes: vec![],
             page_text: false,
+            metadata: Default::default(),
             via: None,
             alias_of: None,
         };
@@ -148,6 +183,7 @@ mod tests {
             title: "SICI".into(),
             accessed: "2024-01-02".into(),
             page_text: false,
+            metadata: Default::default(),
             quotes: vec![],
             via: None,
             alias_of: None,
@@ -164,5 +200,31 @@ mod tests {
             ..s
         };
         assert!(!record(&arxiv).contains("DO  - "), "{}", record(&arxiv));
+    }
+
+    #[test]
+    fn what_the_tool_said_about_the_page_goes_in_au_t2_py_da_la() {
+        let s = Source {
+            id: 1,
+            url: "https://a.example/p".into(),
+            title: "A page".into(),
+            accessed: "2024-01-02".into(),
+            quotes: vec![],
+            via: None,
+            alias_of: None,
+            page_text: false,
+            metadata: crate::model::PageMeta {
+                published: Some("2023-05".into()),
+                site: Some("Physics\nNotes".into()),
+                language: Some("en".into()),
+                authors: vec!["K. Ito".into(), "R. Roe".into()],
+            },
+        };
+        assert_eq!(
+            record(&s),
+            "TY  - ELEC\r\nTI  - A page\r\nAU  - K. Ito\r\nAU  - R. Roe\r\nT2  - Physics Notes\r\n\
+             PY  - 2023\r\nDA  - 2023/05//\r\nLA  - en\r\nUR  - https://a.example/p\r\n\
+             Y2  - 2024/01/02/\r\nM1  - 2024/01/02/\r\nER  - \r\n"
+        );
     }
 }

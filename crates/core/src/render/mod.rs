@@ -12,8 +12,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::model::{
-    Attached, EntryOrigin, EventView, LogEntry, LookAlike, Page, Quote, Retitled, Retracted,
-    RouteCount, Source, SourceDetail,
+    Attached, EntryOrigin, EventView, LogEntry, LookAlike, Page, PageMeta, Quote, Retitled,
+    Retracted, RouteCount, Source, SourceDetail,
 };
 
 /// `[ID] URL` — what `add` and `ingest` print per input URL.
@@ -203,6 +203,18 @@ pub fn describe(event: &EventView) -> String {
             quote,
             typed,
         } => format!("quote {quote} of [{id}] was typed as \"{typed}\" (epoch {epoch})"),
+        EventView::MetadataSet {
+            epoch,
+            id,
+            metadata,
+        } => format!(
+            "page of [{id}]: {} (epoch {epoch})",
+            metadata_lines(metadata)
+                .iter()
+                .map(|(what, value)| format!("{what} {value}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         EventView::SnapshotStored {
             epoch,
             id,
@@ -282,6 +294,24 @@ fn quote_lines(q: &Quote) -> [String; 2] {
     [format!("  {number}> \"{}\"", q.text), origin]
 }
 
+/// What tool output said about a page, as `show` and `log` name each part.
+fn metadata_lines(m: &PageMeta) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if let Some(p) = &m.published {
+        out.push(("published", p.clone()));
+    }
+    if let Some(s) = &m.site {
+        out.push(("site", format!("\"{s}\"")));
+    }
+    if let Some(l) = &m.language {
+        out.push(("language", l.clone()));
+    }
+    if !m.authors.is_empty() {
+        out.push(("authors", m.authors.join("; ")));
+    }
+    out
+}
+
 /// `show`: the source, then its history.
 pub fn show(d: &SourceDetail) -> Vec<String> {
     let s = &d.source;
@@ -296,6 +326,9 @@ pub fn show(d: &SourceDetail) -> Vec<String> {
     out.push(format!("  accessed:  {}", s.accessed));
     if let Some(v) = &s.via {
         out.push(format!("  via:       {v}"));
+    }
+    for (what, value) in metadata_lines(&s.metadata) {
+        out.push(format!("  {:<11}{value}", format!("{what}:")));
     }
     out.push(
         if s.page_text {

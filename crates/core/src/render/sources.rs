@@ -191,6 +191,7 @@ mod tests {
             via: None,
             alias_of: None,
             page_text: false,
+            metadata: Default::default(),
         }
     }
 
