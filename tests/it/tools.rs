@@ -998,6 +998,31 @@ fn a_publication_date_the_tool_returned_supports_a_sentence_as_page_text_does() 
     );
 }
 
+/// A search result with a date and no page text gives the check nothing to read a figure
+/// on: its sentence is unchecked (a warning), not failed for a figure no page was read for.
+#[test]
+fn a_source_with_a_date_and_no_page_text_leaves_its_sentence_unchecked() {
+    let sb = Sandbox::new();
+    let output = json!({"results": [{
+        "url": "https://reports.example/lake-ice", "title": "Lake ice report",
+        "publishedDate": "2023-05-12T00:00:00.000Z"
+    }]});
+    let f = sb.file("exa.json", &output.to_string());
+    sb.ok(&["ingest", f.to_str().unwrap()]);
+    let draft = sb.file(
+        "report.md",
+        "# Ice\n\nThe report of May 2023 says 40% of lakes froze early.[1]\n",
+    );
+    sb.ok(&["render", "--replace-in", draft.to_str().unwrap()]);
+    let out = sb.run(&["verify", draft.to_str().unwrap(), "--support"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("0 unsupported; 1 sentence(s) unchecked"),
+        "{out:?}"
+    );
+}
+
 #[test]
 fn a_fact_changed_behind_the_ledgers_back_is_named_by_audit() {
     use cite_store::event::PageFact;

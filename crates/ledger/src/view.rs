@@ -356,9 +356,13 @@ impl View {
         {
             rows.push((t.id, t.row));
         }
+        // What the tool said of the page (its date, site, authors) is read as the page's
+        // only beside a page: alone it would fail every figure of a sentence that cites
+        // a search result, which no page was read for.
+        let mut facts: Vec<String> = Vec::new();
         for (sid, row) in rows {
             if let Some(text) = facts_text(&row.facts) {
-                quotes.push(text);
+                facts.push(text);
             }
             for h in &row.snapshots {
                 if !hashes.contains(h) {
@@ -375,6 +379,9 @@ impl View {
                     None => quotes.push(q.row.text),
                 }
             }
+        }
+        if !hashes.is_empty() || !quotes.is_empty() {
+            quotes.extend(facts);
         }
         Ok(Some((hashes, quotes)))
     }
