@@ -924,3 +924,28 @@ fn a_title_starting_with_a_dash_is_taken_as_text() {
     ]);
     assert!(sb.ok(&["list"]).contains("-40: where the scales meet"));
 }
+
+// ---- quotes as readers write them: markers, ellipses, escapes ----------------------------
+
+#[test]
+fn an_escaped_character_is_stored_as_the_reader_sees_it() {
+    let page =
+        r"Carriers of HLA-B\*27 are at risk. Written in C\+\+ and \#rust by snake\_case fans.";
+    let (sb, p) = with_source(page);
+    for typed in [
+        "Carriers of HLA-B*27 are at risk",
+        "Written in C++ and #rust",
+        "by snake_case fans",
+    ] {
+        quote(&sb, "1", typed, &p);
+    }
+    assert_eq!(
+        quote_texts(&sb, "1"),
+        [
+            "Carriers of HLA-B*27 are at risk",
+            "Written in C++ and #rust",
+            "by snake_case fans"
+        ]
+    );
+    crate::audit::audit_ok(&sb.ledger);
+}

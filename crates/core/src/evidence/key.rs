@@ -552,8 +552,3 @@ pub(super) fn read(
 pub(super) fn is_invisible(c: char) -> bool {
     fold(c) == Some(Fold::Drop)
 }
-
-/// Whether a backslash before `next` is a markdown escape.
-pub(super) fn is_escape(next: Option<char>) -> bool {
-    escapes(next)
-}

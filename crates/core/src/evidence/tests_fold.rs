@@ -253,6 +253,89 @@ fn the_page_words_are_the_pages_own_text_cleaned_of_markup() {
     );
 }
 
+/// A backslash escape is markdown for the character after it: the reader sees that
+/// character, so the stored words keep it (and lose the backslash).
+#[test]
+fn an_escaped_character_is_stored_as_the_reader_sees_it() {
+    let cases = [
+        (
+            r"the HLA-B\*27 allele is common",
+            "the HLA-B*27 allele",
+            "the HLA-B*27 allele",
+        ),
+        // The key drops `*` on both sides, so the quote without it is on the page too;
+        // what is stored is still what the page shows.
+        (
+            r"the HLA-B\*27 allele is common",
+            "the HLA-B27 allele",
+            "the HLA-B*27 allele",
+        ),
+        (
+            r"written in C\+\+ since 2011",
+            "written in C++ since",
+            "written in C++ since",
+        ),
+        (
+            r"the snake\_case name is kept",
+            "the snake_case name",
+            "the snake_case name",
+        ),
+        (
+            r"a tag like \#release is used",
+            "a tag like #release",
+            "a tag like #release",
+        ),
+        (
+            r"see \[1\] and more here",
+            "see [1] and more",
+            "see [1] and more",
+        ),
+        (
+            r"about \~40 people came",
+            "about ~40 people came",
+            "about ~40 people came",
+        ),
+        (
+            r"the \`tick\` mark here",
+            "the `tick` mark",
+            "the `tick` mark",
+        ),
+        (
+            r"a path C:\\temp is used",
+            r"a path C:\temp is",
+            r"a path C:\temp is",
+        ),
+        (
+            r"use \_\_init\_\_ to start",
+            "use __init__ to start",
+            "use __init__ to start",
+        ),
+        (
+            r"two \*\*stars\*\* shown",
+            "two **stars** shown",
+            "two **stars** shown",
+        ),
+        // Before anything but ASCII punctuation, CommonMark shows the backslash.
+        (
+            r"a \— dash after it",
+            r"a \— dash after",
+            r"a \— dash after",
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (page, quote, stored) in cases {
+        match accept(quote, page) {
+            Ok(got) => {
+                if got.words != stored || super::find(&got.words, page) != Some(got.selector) {
+                    bad.push(format!("{quote:?} stored as {:?}", got.words));
+                }
+            }
+            Err(e) => bad.push(format!("{quote:?} refused: {e}")),
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
 #[test]
 fn words_that_would_read_otherwise_are_the_pages_characters() {
     // Decoded once, `&amp;amp;` is `&amp;`; stored so, it would read as `&`, which is
