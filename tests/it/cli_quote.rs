@@ -949,3 +949,36 @@ fn an_escaped_character_is_stored_as_the_reader_sees_it() {
     );
     crate::audit::audit_ok(&sb.ledger);
 }
+
+const MINUTES: &str = "# Minutes\n\nThe committee met on Tuesday. It said that tighter \
+monetary conditions had begun to weigh on demand, and that the base rate tightening cycle \
+was close to its end.[^1] Members voted 7–2 to hold the rate.\n\n[^1]: The vote was held \
+in 1887[^2] the society's old hall.\n";
+
+#[test]
+fn a_note_marker_typed_as_the_reader_sees_it_is_accepted() {
+    let (sb, p) = with_source(MINUTES);
+    // The reader sees `1887[2]` (or `1887²`) where the page writes `1887[^2]`.
+    assert_eq!(
+        quote(&sb, "1", "held in 1887[2] the society's old hall", &p),
+        "[1] evidence attached (1 quote(s))\n"
+    );
+    assert_eq!(
+        quote(&sb, "1", "close to its end.¹ Members voted", &p),
+        "[1] evidence attached (2 quote(s))\n"
+    );
+    assert_eq!(
+        quote_texts(&sb, "1"),
+        [
+            "held in 1887[2] the society's old hall",
+            "close to its end.[1] Members voted"
+        ]
+    );
+    crate::audit::audit_ok(&sb.ledger);
+    // Another number is another marker.
+    refused(
+        MINUTES,
+        "held in 1887[3] the society's old hall",
+        &not_found_near(5, "held in 1887[^2] the society's old hall"),
+    );
+}

@@ -123,16 +123,18 @@ fn locate(quote: &str, evidence: &str) -> Option<Found> {
 }
 
 /// The keyings [`locate`] tries, in order.
-const KEYINGS: [Keying; 4] = [
+const KEYINGS: [Keying; 5] = [
     Keying::Reference,
     Keying::Typographic,
     Keying::Page,
     Keying::Seen,
+    Keying::Marked,
 ];
 
 /// How a quote is keyed to be looked for in `keying`'s key of a page: the second view is
 /// a view of the page, and a quote's markers and tags are its own (a changed note
-/// number is a changed digit).
+/// number is a changed digit). The third reads markers the same way on both sides, so
+/// that the reader's `[1]` is the page's `[^1]`.
 fn needle_keying(keying: Keying) -> Keying {
     if keying == Keying::Seen {
         Keying::Page
@@ -191,8 +193,8 @@ pub fn accept(quote: &str, evidence: &str) -> Result<Accepted, QuoteError> {
     let found = locate(quote, evidence).ok_or(QuoteError::NotFound)?;
     // Read as a page is, whichever view found it: a quote copied with the page's
     // blockquote marker or entity still stores what a reader sees.
-    let reading = if found.keying == Keying::Seen {
-        Keying::Seen
+    let reading = if found.keying.sees_through() {
+        found.keying
     } else {
         Keying::Page
     };
