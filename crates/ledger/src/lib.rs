@@ -69,10 +69,14 @@ pub enum Error {
     UnknownSource(u64),
     #[error(transparent)]
     Quote(#[from] evidence::QuoteError),
-    /// The quote is not on the page ([`evidence::QuoteError::NotFound`], whose message
-    /// is the first line), with the closest passage when one is close enough to show.
-    #[error("{}{}", evidence::QuoteError::NotFound, second_line(.closest))]
-    NotVerbatim { closest: Option<evidence::Passage> },
+    /// The quote is not on the page ([`evidence::QuoteError::NotFound`], or for an
+    /// elided quote the part that is not, whose message is the first line), with the
+    /// passage closest to it when one is close enough to show.
+    #[error("{refused}{}", second_line(.closest))]
+    NotVerbatim {
+        refused: evidence::QuoteError,
+        closest: Option<evidence::Passage>,
+    },
     #[error(
         "no evidence text for [{0}] — pass the fetched page with --from FILE (or - for stdin), or register it with `add URL --snapshot FILE`"
     )]
@@ -820,14 +824,19 @@ fn stored_already(
         .find(|q| evidence::match_key(&q.text) == key))
 }
 
-/// [`evidence::accept`], with the closest passage on the page when the quote is not on
-/// it, so the writer can copy the exact words.
+/// [`evidence::accept`], with the closest passage on the page when the quote (or the
+/// part of an elided quote) is not on it, so the writer can copy the exact words.
 fn check_quote(text: &str, page: &str) -> Result<evidence::Accepted> {
-    evidence::accept(text, page).map_err(|e| match e {
-        evidence::QuoteError::NotFound => Error::NotVerbatim {
-            closest: evidence::closest(text, page),
-        },
-        e => e.into(),
+    evidence::accept(text, page).map_err(|refused| {
+        let missing = match &refused {
+            evidence::QuoteError::NotFound => text,
+            evidence::QuoteError::PartNotFound { text, .. } => text,
+            _ => return refused.into(),
+        };
+        Error::NotVerbatim {
+            closest: evidence::closest(missing, page),
+            refused,
+        }
     })
 }
 
