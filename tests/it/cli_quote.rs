@@ -1117,3 +1117,27 @@ fn the_report_shows_an_elided_quote_as_its_parts_in_context() {
     );
     assert!(!html.contains("<mark>tighter monetary conditions had begun"));
 }
+
+#[test]
+fn without_from_a_quote_is_checked_against_the_page_an_earlier_quote_stored() {
+    let (sb, p) = with_source(PAGE);
+    quote(&sb, "1", "quick brown fox jumps", &p);
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "the lazy dog"]),
+        (
+            0,
+            "[1] evidence attached (2 quote(s))\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "the lazy cat"]),
+        (1, String::new(), not_found_near(1, "the lazy"))
+    );
+    let shown = show(&sb, "1");
+    assert_eq!(
+        shown["quotes"][0]["snapshot"],
+        shown["quotes"][1]["snapshot"]
+    );
+    assert_eq!(shown["page_text"], true);
+}

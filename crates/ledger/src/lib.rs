@@ -27,7 +27,7 @@ pub use cite_core::model::{
 pub use cite_core::url;
 pub use cite_store::{Location, PgEnv, file_kind};
 pub use copy::Copied;
-pub use view::{ListRequest, View};
+pub use view::{ListRequest, TextRequest, View};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -85,6 +85,20 @@ pub enum Error {
     SnapshotNeedsOneUrl(usize),
     #[error("[{id}] has no quote {quote} — `show {id}` numbers its quotes")]
     UnknownQuote { id: u64, quote: u64 },
+    /// `matching` page texts of source `id` have a hash starting with `snapshot` (not 1).
+    #[error(
+        "{} — `show {id}` lists its page texts with their hashes",
+        if *matching == 0 {
+            format!("[{id}] has no page text whose hash starts with {snapshot}")
+        } else {
+            format!("{matching} page texts of [{id}] have a hash starting with {snapshot}: give more of it")
+        }
+    )]
+    NoSuchPageText {
+        id: u64,
+        snapshot: String,
+        matching: usize,
+    },
     #[error("quote {quote} of [{id}] is retracted already")]
     AlreadyRetracted { id: u64, quote: u64 },
     #[error("give the reason for {what}: it stays in the log beside it")]
@@ -617,7 +631,8 @@ impl Ledger {
 
     /// Attaches `text` to source `id` after checking that it appears verbatim in
     /// `evidence` (the fetched page text), which is stored as a snapshot. With no
-    /// evidence, the source's latest `add --snapshot` text is used. What is stored is
+    /// evidence, the source's latest `add --snapshot` text is used, or without one, the
+    /// page its latest live quote was checked against. What is stored is
     /// the page's words for the match (issue 20), so a link target or a character only
     /// the quote had never becomes evidence; where `text` differs from them, a
     /// `QuoteTyped` record keeps it beside them in the log. The same words twice are
@@ -661,9 +676,19 @@ impl Ledger {
                     };
                     (accepted, hash, shared)
                 }
-                // The source's own page, stored with `add --snapshot`: nothing to note.
+                // The source's own page, stored with `add --snapshot` (or, failing that,
+                // the one its latest quote was checked against): nothing to note.
                 _ => {
-                    let hash = *row.snapshots.last().ok_or(Error::NoEvidence(id))?;
+                    let hash = match row.snapshots.last() {
+                        Some(hash) => *hash,
+                        None => w
+                            .numbered_quotes(epoch, sid)?
+                            .into_iter()
+                            .rev()
+                            .filter(|q| q.retracted.is_none())
+                            .find_map(|q| q.row.snapshot)
+                            .ok_or(Error::NoEvidence(id))?,
+                    };
                     let page = w.snapshot_text(&hash)?.ok_or(StoreError::CorruptedEntry {
                         what: format!("the snapshot of [{id}]"),
                         reason: "missing from the snapshots table".into(),

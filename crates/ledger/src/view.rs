@@ -9,10 +9,60 @@ use cite_store::{Reader, Store, StoreError, StoredSource};
 
 use super::{Error, Quote, Result, Source, alias_of, quote_of, source_of};
 use cite_core::model::{
-    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, RetractedQuote, RouteCount,
-    SourceDetail, SourceEntry,
+    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, PageText, RetractedQuote,
+    RouteCount, SourceDetail, SourceEntry,
 };
 use cite_store::NumberedQuote;
+
+/// A page text of a source, and the numbers of the live quotes checked against it.
+struct PageOf {
+    hash: event::Hash,
+    quotes: Vec<u64>,
+}
+
+/// Which part of a source's page texts `show` gives: all of them, or the one whose
+/// hash starts with `snapshot`, from character `offset`, at most `limit` characters each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextRequest {
+    pub snapshot: Option<String>,
+    pub offset: u64,
+    pub limit: u64,
+}
+
+impl TextRequest {
+    /// The characters of page text `show` gives at once unless asked for another number:
+    /// a long article's worth, about 5,000 tokens for a model.
+    pub const LIMIT: u64 = 20_000;
+}
+
+/// A part of a text, by characters.
+struct TextPart<'t> {
+    /// The whole text's length.
+    chars: u64,
+    text: &'t str,
+    /// Where the rest starts, when this part stops before the end.
+    next: Option<u64>,
+}
+
+impl<'t> TextPart<'t> {
+    /// The `limit` characters of `text` from character `offset` (fewer at its end).
+    fn of(text: &'t str, offset: u64, limit: u64) -> TextPart<'t> {
+        let byte_at = |s: &str, n: u64| {
+            usize::try_from(n)
+                .ok()
+                .and_then(|n| s.char_indices().nth(n))
+                .map_or(s.len(), |(b, _)| b)
+        };
+        let rest = &text[byte_at(text, offset)..];
+        let part = &rest[..byte_at(rest, limit)];
+        let more = part.len() < rest.len();
+        TextPart {
+            chars: text.chars().count() as u64,
+            text: part,
+            next: more.then(|| offset + limit),
+        }
+    }
+}
 
 /// A stored quote with its number, as the ledger hands it out.
 fn numbered(q: NumberedQuote) -> Quote {
@@ -66,9 +116,14 @@ impl View {
         if let Some((len, of)) = of {
             source.url.truncate(len);
             source.alias_of = Some(of);
-            let n = self.stored(of).map(|t| t.row.quotes).unwrap_or(0);
+            let target = self.stored(of).ok();
+            let n = target.as_ref().map_or(0, |t| t.row.quotes);
+            source.page_text |= target.is_some_and(|t| !t.row.snapshots.is_empty());
             quotes.extend(self.quotes_of(SourceId(of), n)?);
         }
+        // The page a quote was checked against is the source's page text as much as one
+        // stored with it: `verify --support` reads it, and `quote` checks against it.
+        source.page_text |= quotes.iter().any(|q| q.snapshot.is_some());
         source.quotes = quotes;
         Ok(source)
     }
@@ -310,19 +365,28 @@ impl View {
     }
 
     /// What a source's page says, as stored (`verify --support`): the hashes of its page
-    /// texts — those stored with `add --snapshot` (and `ingest`), and those its live
-    /// quotes were checked against (`quote --from`) — and the texts of its live quotes
-    /// that have no page text (imported from `sources.py`). An alias has its source's
-    /// too. A retracted quote's page counts for nothing, as the quote does. `None` when
-    /// the epoch has no source `id`.
+    /// texts ([`View::pages_of`]) and the texts of its live quotes that have no page text
+    /// (imported from `sources.py`). `None` when the epoch has no source `id`.
     pub fn page_texts(&self, id: u64) -> Result<Option<(Vec<event::Hash>, Vec<String>)>> {
+        Ok(self
+            .pages_of(id)?
+            .map(|(pages, quotes)| (pages.into_iter().map(|p| p.hash).collect(), quotes)))
+    }
+
+    /// The page texts of source `id`, each once, in order: those stored with
+    /// `add --snapshot` (and `ingest`), then those its live quotes were checked against
+    /// (`quote --from`), each with the numbers of those quotes; and the texts of its live
+    /// quotes that have no page text. An alias has its source's too. A retracted quote's
+    /// page counts for nothing, as the quote does. `None` when the epoch has no source
+    /// `id`.
+    fn pages_of(&self, id: u64) -> Result<Option<(Vec<PageOf>, Vec<String>)>> {
         let Some(r) = &self.reader else {
             return Ok(None);
         };
         let Some(s) = r.source(self.epoch, SourceId(id))? else {
             return Ok(None);
         };
-        let mut hashes: Vec<event::Hash> = Vec::new();
+        let mut pages: Vec<PageOf> = Vec::new();
         let mut quotes: Vec<String> = Vec::new();
         let mut rows = vec![(s.id, s.row)];
         if let Some((_, of)) = alias_of(&rows[0].1.url)
@@ -332,22 +396,31 @@ impl View {
         }
         for (sid, row) in rows {
             for h in &row.snapshots {
-                if !hashes.contains(h) {
-                    hashes.push(*h);
+                if !pages.iter().any(|p| p.hash == *h) {
+                    pages.push(PageOf {
+                        hash: *h,
+                        quotes: Vec::new(),
+                    });
                 }
             }
             for q in self.numbered_quotes(sid, row.quotes)? {
                 if q.retracted.is_some() {
                     continue;
                 }
-                match q.row.snapshot {
-                    Some(h) if !hashes.contains(&h) => hashes.push(h),
-                    Some(_) => {}
-                    None => quotes.push(q.row.text),
+                let Some(h) = q.row.snapshot else {
+                    quotes.push(q.row.text);
+                    continue;
+                };
+                match pages.iter_mut().find(|p| p.hash == h) {
+                    Some(page) => page.quotes.push(q.n),
+                    None => pages.push(PageOf {
+                        hash: h,
+                        quotes: vec![q.n],
+                    }),
                 }
             }
         }
-        Ok(Some((hashes, quotes)))
+        Ok(Some((pages, quotes)))
     }
 
     /// Reads the sources `ids` ahead (see `Tables::prefetch_sources`), so that the
@@ -486,6 +559,12 @@ impl View {
 
     /// A source with its history.
     pub fn detail(&self, id: u64) -> Result<SourceDetail> {
+        self.show(id, None)
+    }
+
+    /// A source with its history, and with `text`, the parts of its page texts it asks
+    /// for.
+    pub fn show(&self, id: u64, text: Option<&TextRequest>) -> Result<SourceDetail> {
         let stored = self.stored(id)?;
         let url_given = stored.row.url_given.clone();
         let snapshots = stored.row.snapshots.iter().map(event::hex).collect();
@@ -500,13 +579,63 @@ impl View {
                 })
             })
             .collect();
+        let history = self.history(id)?;
+        let (pages, _) = self.pages_of(id)?.unwrap_or_default();
+        let chosen = match text.and_then(|t| t.snapshot.as_deref()) {
+            None => vec![true; pages.len()],
+            Some(prefix) => {
+                let prefix = prefix.to_ascii_lowercase();
+                let chosen: Vec<bool> = pages
+                    .iter()
+                    .map(|p| event::hex(&p.hash).starts_with(&prefix))
+                    .collect();
+                let matching = chosen.iter().filter(|&&c| c).count();
+                if matching != 1 {
+                    return Err(Error::NoSuchPageText {
+                        id,
+                        snapshot: prefix,
+                        matching,
+                    });
+                }
+                chosen
+            }
+        };
+        let mut page_texts = Vec::with_capacity(pages.len());
+        for (p, chosen) in pages.into_iter().zip(chosen) {
+            let snapshot = event::hex(&p.hash);
+            let stored_at = history.iter().find_map(|e| match &e.event {
+                EventView::SnapshotStored { snapshot: s, .. } if *s == snapshot => Some(e.seq),
+                _ => None,
+            });
+            let mut page = PageText {
+                snapshot,
+                stored_at,
+                quotes: p.quotes,
+                ..PageText::default()
+            };
+            if let Some(req) = text.filter(|_| chosen) {
+                let whole = self
+                    .snapshot(&p.hash)?
+                    .ok_or_else(|| StoreError::CorruptedEntry {
+                        what: format!("the page text {} of [{id}]", page.snapshot),
+                        reason: "missing from the snapshots table".into(),
+                    })?;
+                let part = TextPart::of(&whole, req.offset, req.limit);
+                page.chars = Some(part.chars);
+                page.offset = Some(req.offset);
+                page.next_offset = part.next;
+                page.text = Some(part.text.to_string());
+            }
+            page_texts.push(page);
+        }
         Ok(SourceDetail {
             epoch: self.epoch.0,
             source: self.full(stored)?,
             url_given,
             snapshots,
+            page_texts,
             retracted,
-            history: self.history(id)?,
+            history,
         })
     }
 
