@@ -101,6 +101,27 @@ pub fn limit_schema(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// The schema of a character offset (0 or more): an integer, or a string of digits.
+pub fn offset_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "anyOf": [
+            {"type": "integer", "minimum": 0},
+            {"type": "string", "pattern": "^\\s*[0-9]+\\s*$"}
+        ]
+    })
+}
+
+/// The schema of how many characters of a page text `show` returns (1 to 100000): an
+/// integer, or a string of digits (checked when read).
+pub fn text_limit_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "anyOf": [
+            {"type": "integer", "minimum": 1, "maximum": 100000},
+            {"type": "string", "pattern": "^\\s*[0-9]+\\s*$"}
+        ]
+    })
+}
+
 /// The schema of `only`: `"1,3,5-7"`, or an array of ids.
 pub fn ids_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({

@@ -84,9 +84,13 @@ with no URLs, is refused (isError).";
 const QUOTE: &str = "\
 Attach a verbatim quote to source [id], checked against the fetched page text: pass the \
 page text as `evidence`, or a file holding it as `from`, or neither to use the page text \
-stored with `add` (snapshot). Copy the exact wording (at least 3 words); whitespace, case \
-and markdown do not matter, but a paraphrase is refused (isError), as is an unknown id. \
-Returns `[ID] evidence attached (N quote(s))`.";
+stored for the source (`add` with snapshot, or the page an earlier quote was checked \
+against). Copy the exact wording (at least 3 words); whitespace, case and markdown do not \
+matter, and a note marker may be typed as it shows ([1] for the page's [^1]). Words left \
+out are marked with an ellipsis (…, ..., [...]): each part (2 words or more) must be on \
+the page, in order, within one passage (1000 characters left out at most), and is stored \
+as the page's words joined by …. A paraphrase is refused (isError, naming the part that \
+is not on the page), as is an unknown id. Returns `[ID] evidence attached (N quote(s))`.";
 
 const LIST: &str = "\
 List the sources in the ledger, in id order, a page at a time (50 unless `limit` says \
@@ -99,9 +103,14 @@ is repeated or skipped).";
 
 const SHOW: &str = "\
 Show one source: its URL, title, access date, route, every quote with where it sits on \
-the page, the page texts stored for it, and its history (each change, when, by which \
-process and command). structured: the source with `quotes`, `snapshots` and `history`. \
-An unknown id is refused (isError).";
+the page, its history (each change, when, by which process and command), and the page \
+texts stored for it (those quotes and `verify` with support are checked against), each \
+headed by its hash and what stored it, 20000 characters at a time: when one goes on, the \
+answer ends with how many characters are left and the call for the next part (pass its \
+`offset`, and `snapshot` to pick one page text; `limit` up to 100000). `text`: false \
+leaves the texts out. structured: the source with `quotes`, `page_texts` (snapshot, \
+stored_at, quotes, chars, offset, text, next_offset) and `history`. An unknown id is \
+refused (isError).";
 
 const RESET: &str = "\
 Start a fresh numbering: a new epoch whose ids start again at 1, for a new report. \

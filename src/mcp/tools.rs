@@ -23,12 +23,13 @@ use serde_json::{Value, json};
 use cite_core::draft::CitedEvidence;
 use cite_core::draft::{self, VerifyOptions};
 use cite_core::interop::Format;
+use cite_core::model::PageText;
 use cite_core::render::{self, sources::Style};
 use cite_ledger::app::export as app_export;
 use cite_ledger::app::{Failure, Reading, report};
 use cite_ledger::{
     AddRequest, Attached, Context, Ledger, ListRequest, LookAlike, Source, SourceDetail,
-    check_route,
+    TextRequest, check_route,
 };
 
 use super::files::{FileArg, Files};
@@ -513,11 +514,67 @@ pub struct ShowParams {
     #[serde(default, deserialize_with = "lenient::number_opt")]
     #[schemars(schema_with = "lenient::id_schema")]
     pub epoch: Option<u64>,
+    /// Whether to return the stored page texts (default true); false for the source and
+    /// its history alone.
+    pub text: Option<bool>,
+    /// Only the page text whose hash starts with this (as listed in `page_texts`).
+    pub snapshot: Option<String>,
+    /// The character of each page text to start at (default 0): the `next_offset` of the
+    /// previous call, to read a long page in parts.
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::offset_schema")]
+    pub offset: Option<u64>,
+    /// At most this many characters of each page text (default 20000, at most 100000).
+    #[serde(default, deserialize_with = "lenient::number_opt")]
+    #[schemars(schema_with = "lenient::text_limit_schema")]
+    pub limit: Option<u64>,
 }
 
+/// The most characters of a page text `show` returns at once.
+pub const SHOW_LIMIT_MAX: u64 = 100_000;
+
 pub fn show(ledger: &Ledger, p: ShowParams) -> Outcome {
-    let detail = ledger.view(p.epoch)?.detail(p.id)?;
-    done(lines(render::show(&detail)), &detail)
+    let limit = p.limit.unwrap_or(TextRequest::LIMIT);
+    if !(1..=SHOW_LIMIT_MAX).contains(&limit) {
+        return Err(Failure::usage(format!(
+            "limit {limit} is out of range: give 1 to {SHOW_LIMIT_MAX} characters"
+        )));
+    }
+    if let Some(hash) = &p.snapshot
+        && !(hash.len() >= 4 && hash.len() <= 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        return Err(Failure::usage(format!(
+            "snapshot {hash:?}: give the start of a page text's hash (4 to 64 hex digits), as `page_texts` lists it"
+        )));
+    }
+    let with_text = p.text.unwrap_or(true);
+    let request = with_text.then(|| TextRequest {
+        snapshot: p.snapshot.clone(),
+        offset: p.offset.unwrap_or(0),
+        limit,
+    });
+    let detail = ledger.view(p.epoch)?.show(p.id, request.as_ref())?;
+    let read = if with_text {
+        "the text follows"
+    } else {
+        "read with `show` and text: true"
+    };
+    let mut text = render::show(&detail, read);
+    let next = |page: &PageText, from: u64, several: bool| {
+        let mut call = json!({"id": p.id, "offset": from});
+        if several {
+            call["snapshot"] = json!(page.snapshot.get(..12).unwrap_or(&page.snapshot));
+        }
+        if let Some(epoch) = p.epoch {
+            call["epoch"] = json!(epoch);
+        }
+        if limit != TextRequest::LIMIT {
+            call["limit"] = json!(limit);
+        }
+        format!("call show with {call}")
+    };
+    text.extend(render::page_texts(&detail, &next));
+    done(lines(text), &detail)
 }
 
 /// Parameters of `reset` (none).

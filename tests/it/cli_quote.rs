@@ -924,3 +924,220 @@ fn a_title_starting_with_a_dash_is_taken_as_text() {
     ]);
     assert!(sb.ok(&["list"]).contains("-40: where the scales meet"));
 }
+
+// ---- quotes as readers write them: markers, ellipses, escapes ----------------------------
+
+#[test]
+fn an_escaped_character_is_stored_as_the_reader_sees_it() {
+    let page =
+        r"Carriers of HLA-B\*27 are at risk. Written in C\+\+ and \#rust by snake\_case fans.";
+    let (sb, p) = with_source(page);
+    for typed in [
+        "Carriers of HLA-B*27 are at risk",
+        "Written in C++ and #rust",
+        "by snake_case fans",
+    ] {
+        quote(&sb, "1", typed, &p);
+    }
+    assert_eq!(
+        quote_texts(&sb, "1"),
+        [
+            "Carriers of HLA-B*27 are at risk",
+            "Written in C++ and #rust",
+            "by snake_case fans"
+        ]
+    );
+    crate::audit::audit_ok(&sb.ledger);
+}
+
+const MINUTES: &str = "# Minutes\n\nThe committee met on Tuesday. It said that tighter \
+monetary conditions had begun to weigh on demand, and that the base rate tightening cycle \
+was close to its end.[^1] Members voted 7–2 to hold the rate.\n\n[^1]: The vote was held \
+in 1887[^2] the society's old hall.\n";
+
+#[test]
+fn a_note_marker_typed_as_the_reader_sees_it_is_accepted() {
+    let (sb, p) = with_source(MINUTES);
+    // The reader sees `1887[2]` (or `1887²`) where the page writes `1887[^2]`.
+    assert_eq!(
+        quote(&sb, "1", "held in 1887[2] the society's old hall", &p),
+        "[1] evidence attached (1 quote(s))\n"
+    );
+    assert_eq!(
+        quote(&sb, "1", "close to its end.¹ Members voted", &p),
+        "[1] evidence attached (2 quote(s))\n"
+    );
+    assert_eq!(
+        quote_texts(&sb, "1"),
+        [
+            "held in 1887[2] the society's old hall",
+            "close to its end.[1] Members voted"
+        ]
+    );
+    crate::audit::audit_ok(&sb.ledger);
+    // Another number is another marker.
+    refused(
+        MINUTES,
+        "held in 1887[3] the society's old hall",
+        &not_found_near(5, "held in 1887[^2] the society's old hall"),
+    );
+}
+
+#[test]
+fn an_elided_quote_is_stored_as_the_pages_parts_and_audits() {
+    let (sb, p) = with_source(MINUTES);
+    let from = p.to_str().unwrap();
+    assert_eq!(
+        run_quote(
+            &sb,
+            &[
+                "1",
+                "--text",
+                "\"…monetary conditions … the base rate tightening cycle…\"",
+                "--from",
+                from
+            ]
+        ),
+        (
+            0,
+            "[1] evidence attached (1 quote(s))\n".into(),
+            String::new()
+        )
+    );
+    for typed in [
+        "tighter monetary conditions [...] close to its end",
+        "It said that ... weigh on demand",
+    ] {
+        run_quote(&sb, &["1", "--text", typed, "--from", from]);
+    }
+    assert_eq!(
+        quote_texts(&sb, "1"),
+        [
+            "monetary conditions … the base rate tightening cycle",
+            "tighter monetary conditions … close to its end",
+            "It said that … weigh on demand"
+        ]
+    );
+    // The selector spans the parts, so `audit` finds the quote again where it is.
+    let shown = show(&sb, "1");
+    let sel = &shown["quotes"][0]["selector"];
+    let exact = sel["exact"].as_str().unwrap();
+    assert!(
+        exact.starts_with("monetary conditions had begun"),
+        "{exact}"
+    );
+    assert!(exact.ends_with("the base rate tightening cycle"), "{exact}");
+    assert_eq!(
+        chars(
+            MINUTES,
+            sel["start"].as_u64().unwrap(),
+            sel["end"].as_u64().unwrap()
+        ),
+        exact
+    );
+    crate::audit::audit_ok(&sb.ledger);
+    // The same elision typed again is the same quote.
+    assert_eq!(
+        quote(
+            &sb,
+            "1",
+            "monetary conditions ... the base rate tightening cycle",
+            &p
+        ),
+        "[1] evidence attached (3 quote(s))\n"
+    );
+    // The evidence block prints the stored words.
+    let block = sb.ok(&["render", "--style", "evidence"]);
+    assert!(
+        block.contains("> \"monetary conditions … the base rate tightening cycle\""),
+        "{block}"
+    );
+}
+
+#[test]
+fn an_elided_quote_whose_part_is_missing_names_it() {
+    refused(
+        MINUTES,
+        "monetary conditions … the interest rate tightening cycle",
+        "error: quote not found verbatim in the evidence text — part 2 of 2 of the elided \
+         quote, \"the interest rate tightening cycle\", is not on the page: copy the exact \
+         wording of each part from the fetched page, do not paraphrase\nclosest on the page \
+         (line 3): \"the base rate tightening cycle\"\n",
+    );
+    refused(
+        MINUTES,
+        "the base rate tightening cycle … tighter monetary conditions",
+        "error: quote not found verbatim in the evidence text — each part of the elided quote \
+         is on the page, but not in the quote's order: give the parts in the page's order\n",
+    );
+    refused(
+        MINUTES,
+        "monetary … the base rate tightening cycle",
+        "error: quote too short — each part of an elided quote needs at least 2 words of \
+         verbatim text, and \"monetary\" has fewer\n",
+    );
+    let far = format!(
+        "The first claim is here. {}The second claim is there.\n",
+        "Nothing of note was said. ".repeat(60)
+    );
+    refused(
+        &far,
+        "The first claim … The second claim",
+        "error: quote not found verbatim in the evidence text — the parts of the elided quote \
+         are on the page in its order, but more than 1000 characters of the page lie between \
+         them: quote from one passage\n",
+    );
+}
+
+/// The report shows an elided quote's parts, with their ellipsis, in the page's context:
+/// not the text it leaves out as if it were quoted.
+#[test]
+fn the_report_shows_an_elided_quote_as_its_parts_in_context() {
+    let (sb, p) = with_source(MINUTES);
+    quote(
+        &sb,
+        "1",
+        "tighter monetary conditions … the base rate tightening cycle",
+        &p,
+    );
+    let draft = sb.file("draft.md", "The bank expects rates to stop rising.[1]\n");
+    let out = sb.file("report.html", "");
+    sb.ok(&[
+        "report",
+        draft.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains(
+            "It said that <mark>tighter monetary conditions … the base rate tightening cycle</mark> was close"
+        ),
+        "{html}"
+    );
+    assert!(!html.contains("<mark>tighter monetary conditions had begun"));
+}
+
+#[test]
+fn without_from_a_quote_is_checked_against_the_page_an_earlier_quote_stored() {
+    let (sb, p) = with_source(PAGE);
+    quote(&sb, "1", "quick brown fox jumps", &p);
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "the lazy dog"]),
+        (
+            0,
+            "[1] evidence attached (2 quote(s))\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run_quote(&sb, &["1", "--text", "the lazy cat"]),
+        (1, String::new(), not_found_near(1, "the lazy"))
+    );
+    let shown = show(&sb, "1");
+    assert_eq!(
+        shown["quotes"][0]["snapshot"],
+        shown["quotes"][1]["snapshot"]
+    );
+    assert_eq!(shown["page_text"], true);
+}

@@ -602,6 +602,280 @@ fn show_reads_an_earlier_epoch() {
     );
 }
 
+// ---- show: the page texts ---------------------------------------------------------------
+
+const LAKE: &str = "Ice is about 9% less dense than water.\nA lake freezes from the top down.\n";
+
+/// A sandbox with [1] quoted twice against `page` (given with each quote, as the
+/// quickstart does).
+fn quoted(page: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://lake.example/ice"]);
+    let p = sb.file("page.md", page);
+    let from = p.to_str().unwrap();
+    for text in ["about 9% less dense", "from the top down"] {
+        sb.ok(&["quote", "1", "--text", text, "--from", from]);
+    }
+    sb
+}
+
+fn show_json(sb: &Sandbox, args: &[&str]) -> Value {
+    let mut all = vec!["show"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    serde_json::from_str(&sb.ok(&all)).unwrap()
+}
+
+#[test]
+fn show_counts_the_page_texts_its_quotes_were_checked_against() {
+    let sb = quoted(LAKE);
+    let v = show_json(&sb, &["1"]);
+    let hash = v["page_texts"][0]["snapshot"].as_str().unwrap().to_string();
+    assert_eq!(v["page_text"], true);
+    assert_eq!(
+        v["page_texts"],
+        serde_json::json!([{"snapshot": hash, "quotes": [1, 2]}])
+    );
+    let out = sb.ok(&["show", "1"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[4],
+        "  page text: 1 stored — read with `cite show 1 --text`"
+    );
+    assert_eq!(
+        lines[5],
+        format!("  snapshot:  {hash}  quotes 1, 2 checked against it")
+    );
+    // A page stored with the source, and one more quote's: two, each said what stored it.
+    let other = sb.file(
+        "other.md",
+        "Pure water is densest at about 4 °C, as is well known.",
+    );
+    sb.ok(&[
+        "add",
+        "https://lake.example/ice",
+        "--snapshot",
+        other.to_str().unwrap(),
+    ]);
+    let out = sb.ok(&["show", "1"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[4],
+        "  page text: 2 stored — read with `cite show 1 --text`"
+    );
+    assert!(
+        lines[5].starts_with("  snapshot:  ")
+            && lines[5]
+                .contains("  stored by #4 <- cite add https://lake.example/ice --snapshot /"),
+        "{out}"
+    );
+    assert_eq!(
+        lines[6],
+        format!("  snapshot:  {hash}  quotes 1, 2 checked against it")
+    );
+    // A retracted quote's page counts for nothing, as the quote does.
+    sb.ok(&["retract", "1", "--quote", "1", "--reason", "wrong page"]);
+    sb.ok(&["retract", "1", "--quote", "2", "--reason", "wrong page"]);
+    let v = show_json(&sb, &["1"]);
+    assert_eq!(v["page_texts"].as_array().unwrap().len(), 1, "{v}");
+}
+
+#[test]
+fn show_text_prints_the_stored_page() {
+    let sb = quoted(LAKE);
+    let hash = show_json(&sb, &["1"])["page_texts"][0]["snapshot"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    sb.cite()
+        .args(["show", "1", "--text"])
+        .assert()
+        .success()
+        .stderr("")
+        .stdout(format!(
+            "==> [1] page text 1 of 1: snapshot {hash}, 73 characters; quotes 1, 2 checked against it <==\n{LAKE}"
+        ));
+    let v = show_json(&sb, &["1", "--text"]);
+    assert_eq!(v["page_texts"][0]["text"], LAKE);
+    assert_eq!(v["page_texts"][0]["chars"], 73);
+    assert_eq!(v["page_texts"][0]["offset"], 0);
+    assert_eq!(v["page_texts"][0].get("next_offset"), None);
+}
+
+#[test]
+fn show_text_pages_a_long_page() {
+    // 45,000 characters, not all of them one byte.
+    let line = "Ice is about 9% less dense — so a lake freezes from the top down.\n";
+    let page: String = line
+        .repeat(45_000 / line.chars().count() + 1)
+        .chars()
+        .take(45_000)
+        .collect();
+    let sb = quoted(&page);
+    let mut got = String::new();
+    let mut args = vec!["show".to_string(), "1".into(), "--text".into()];
+    let mut parts = 0;
+    loop {
+        let out = sb.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        parts += 1;
+        let (head, rest) = out.split_once('\n').unwrap();
+        assert!(
+            head.starts_with("==> [1] page text 1 of 1: snapshot "),
+            "{head}"
+        );
+        let from = parts * 20_000 - 20_000;
+        assert!(
+            head.contains(&format!(
+                ", characters {from}–{} of 45000;",
+                (from + 20_000).min(45_000)
+            )),
+            "{head}"
+        );
+        match rest.rsplit_once("==> ") {
+            Some((text, footer)) if parts < 3 => {
+                let next = from + 20_000;
+                assert_eq!(
+                    footer,
+                    format!(
+                        "{} more characters: cite show 1 --text --offset {next} <==\n",
+                        45_000 - next
+                    )
+                );
+                assert_eq!(text.chars().count(), 20_001, "the part and its line break");
+                got.push_str(&text[..text.len() - 1]);
+                args.truncate(3);
+                args.extend(["--offset".into(), next.to_string()]);
+            }
+            _ => {
+                // The last part ends on a line break of its own: the page does not.
+                got.push_str(rest.strip_suffix('\n').unwrap());
+                break;
+            }
+        }
+    }
+    assert_eq!(parts, 3);
+    assert!(got == page, "the parts are not the page");
+    // A smaller page size is kept in the call for the next part.
+    let out = sb.ok(&["show", "1", "--text", "--limit", "10"]);
+    assert!(
+        out.ends_with(
+            "\n==> 44990 more characters: cite show 1 --text --limit 10 --offset 10 <==\n"
+        ),
+        "{out}"
+    );
+    // Past the end there is nothing more to print.
+    let out = sb.ok(&["show", "1", "--text", "--offset", "99999"]);
+    assert!(out.contains(", characters 99999–99999 of 45000;"), "{out}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+}
+
+#[test]
+fn show_text_heads_each_of_several_page_texts() {
+    let sb = quoted(LAKE);
+    let other = sb.file(
+        "other.md",
+        "Pure water is densest at about 4 °C, as is well known.\n",
+    );
+    sb.ok(&[
+        "quote",
+        "1",
+        "--text",
+        "densest at about",
+        "--from",
+        other.to_str().unwrap(),
+    ]);
+    let v = show_json(&sb, &["1"]);
+    let first = v["page_texts"][0]["snapshot"].as_str().unwrap().to_string();
+    let second = v["page_texts"][1]["snapshot"].as_str().unwrap().to_string();
+    let out = sb.ok(&["show", "1", "--text"]);
+    assert_eq!(
+        out,
+        format!(
+            "==> [1] page text 1 of 2: snapshot {first}, 73 characters; quotes 1, 2 checked against it <==\n{LAKE}\
+             ==> [1] page text 2 of 2: snapshot {second}, 55 characters; quote 3 checked against it <==\n\
+             Pure water is densest at about 4 °C, as is well known.\n"
+        )
+    );
+    // One of them, by the start of its hash; the call for the next part names it.
+    let out = sb.ok(&[
+        "show",
+        "1",
+        "--text",
+        "--snapshot",
+        &second[..8],
+        "--limit",
+        "5",
+    ]);
+    assert_eq!(
+        out,
+        format!(
+            "==> [1] page text 2 of 2: snapshot {second}, characters 0–5 of 55; quote 3 checked against it <==\n\
+             Pure \n==> 50 more characters: cite show 1 --text --snapshot {} --limit 5 --offset 5 <==\n",
+            &second[..12]
+        )
+    );
+    let v = show_json(
+        &sb,
+        &["1", "--text", "--snapshot", &second[..8].to_uppercase()],
+    );
+    assert_eq!(v["page_texts"][0].get("text"), None);
+    assert_eq!(v["page_texts"][1]["chars"], 55);
+}
+
+#[test]
+fn show_text_refuses_what_is_not_there() {
+    let sb = Sandbox::new();
+    sb.ok(&["add", "https://lake.example/ice"]);
+    sb.cite()
+        .args(["show", "1", "--text"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            "error: no page text is stored for [1] — give the fetched page with `cite quote 1 --text … --from FILE`, or store it with `cite add URL --snapshot FILE`\n",
+        );
+    let sb = quoted(LAKE);
+    sb.cite()
+        .args(["show", "1", "--text", "--snapshot", "abcd"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("error: [1] has no page text whose hash starts with abcd — `show 1` lists its page texts with their hashes\n");
+    sb.cite()
+        .args(["show", "1", "--text", "--snapshot", "xyz!"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("error: --snapshot 'xyz!': give the start of a page text's hash (4 to 64 hex digits), as `cite show 1` lists it\n");
+    // Paging flags belong to --text.
+    let out = sb.run(&["show", "1", "--offset", "5"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--text"), "{}", out.stderr);
+    let out = sb.run(&["show", "1", "--text", "--limit", "0"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
+#[test]
+fn show_text_defuses_terminal_controls() {
+    let sb = quoted(
+        "Ice is about 9% less dense \u{1b}[2J than water.\nA lake freezes from the top down.\n",
+    );
+    let out = sb.ok(&["show", "1", "--text"]);
+    assert!(
+        out.contains("less dense \u{fffd}[2J than water.\n"),
+        "{out:?}"
+    );
+    assert!(!out.contains('\u{1b}'));
+    // JSON keeps the page as stored, escaped.
+    let v = show_json(&sb, &["1", "--text"]);
+    assert!(
+        v["page_texts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains('\u{1b}')
+    );
+}
+
 // ---- ledger path rules -----------------------------------------------------------------
 
 #[test]

@@ -32,7 +32,8 @@ fn a_version_1_ledger_reads_as_it_was_written() {
     // `log.json` is this build's reading, updated on purpose when a listing started to
     // give a transaction's origin once (issue 8): records 3 and 6 point at 2 and 5.
     // `list1.json` likewise, when `list --json` started to say which sources have page
-    // text (issue 19): [4] was added with `--snapshot`.
+    // text (issue 19): [4] was added with `--snapshot`; and again when the page a quote
+    // was checked against started to count as the source's page text (issue 31): [1].
     assert_eq!(sb.ok(&["log", "--json"]), fixture_text("log.json"));
     let audit = sb.ok(&["audit"]);
     assert!(audit.starts_with("audit OK: 8 records"), "{audit}");

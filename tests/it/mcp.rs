@@ -609,6 +609,76 @@ fn quote_shows_the_closest_passage() {
     assert_eq!(srv.shutdown(), Some(0));
 }
 
+/// `show` returns a source's page texts a part at a time, and says how to get the next;
+/// `quote` takes a quote as a reader writes it (an elision, a marker as it shows).
+#[test]
+fn show_returns_the_page_text_in_parts_and_quote_takes_an_elision() {
+    let sb = Sandbox::new();
+    let mut srv = Server::start(&sb.ledger);
+    srv.initialize();
+    srv.ok("add", json!({"urls": ["https://example.com/a"]}));
+    let page = format!(
+        "{}The ledger hands out small integer ids[^1] at retrieval time.\n",
+        "Filler words here. ".repeat(2000)
+    );
+    let (out, _) = srv.ok(
+        "quote",
+        json!({"id": 1, "text": "The ledger hands out … ids[1] at retrieval time", "evidence": page}),
+    );
+    assert_eq!(out, "[1] evidence attached (1 quote(s))");
+    let (_, data) = srv.ok("show", json!({"id": "1", "text": false}));
+    assert_eq!(
+        data["quotes"][0]["text"],
+        "The ledger hands out … ids[1] at retrieval time"
+    );
+    assert_eq!(data["page_texts"][0]["quotes"], json!([1]));
+    assert_eq!(data["page_texts"][0].get("text"), None);
+    // The text, 20,000 characters at a time, with how much is left and the next call.
+    let total = page.chars().count() as u64;
+    let (out, data) = srv.ok("show", json!({"id": 1}));
+    let text = data["page_texts"][0]["text"].as_str().unwrap();
+    assert_eq!(text.chars().count(), 20_000);
+    assert_eq!(data["page_texts"][0]["chars"], total);
+    assert_eq!(data["page_texts"][0]["next_offset"], 20_000);
+    assert!(
+        out.ends_with(&format!(
+            "==> {} more characters: call show with {{\"id\":1,\"offset\":20000}} <==",
+            total - 20_000
+        )),
+        "{}",
+        &out[out.len() - 200..]
+    );
+    let (out, data) = srv.ok("show", json!({"id": 1, "offset": "20000", "limit": 50000}));
+    assert!(
+        out.contains(&format!("characters 20000–{total} of {total}")),
+        "{}",
+        &out[..400]
+    );
+    assert_eq!(data["page_texts"][0].get("next_offset"), None);
+    let rest = data["page_texts"][0]["text"].as_str().unwrap();
+    assert_eq!(format!("{text}{rest}"), page);
+    let msg = srv.refused("show", json!({"id": 1, "limit": 0}));
+    assert_eq!(
+        msg,
+        "error: limit 0 is out of range: give 1 to 100000 characters"
+    );
+    let msg = srv.refused("show", json!({"id": 1, "snapshot": "abcd"}));
+    assert_eq!(
+        msg,
+        "error: [1] has no page text whose hash starts with abcd — `show 1` lists its page texts with their hashes"
+    );
+    // A part that is not on the page is named, with the closest passage to it.
+    let msg = srv.refused(
+        "quote",
+        json!({"id": 1, "text": "The ledger hands out … big integer ids", "evidence": page}),
+    );
+    assert!(
+        msg.starts_with("error: quote not found verbatim in the evidence text — part 2 of 2 of the elided quote, \"big integer ids\", is not on the page"),
+        "{msg}"
+    );
+    assert_eq!(srv.shutdown(), Some(0));
+}
+
 /// Issue 9: `quote` and `add` note the other sources a page text is stored for, as the
 /// CLI does on stderr, after the usual lines.
 #[test]
@@ -1054,9 +1124,23 @@ fn show_reset_render_replace_in_and_ingest_object_do_as_the_cli_does() {
     let msg = srv.refused("ingest", json!({"json": 5}));
     assert!(msg.contains("json must be"), "{msg}");
 
-    // show: the lines and JSON of `cite show`.
+    // show: the lines and JSON of `cite show`, then those of `cite show --text`; the
+    // page text line names the tool's way to read the text, not the command's.
     let (out, data) = srv.ok("show", json!({"id": 1}));
-    assert_eq!(out, trimmed(sb.ok(&["show", "1"])));
+    let cli_text = trimmed(sb.ok(&["show", "1", "--text"]));
+    let cli = trimmed(sb.ok(&["show", "1"]))
+        .replace("read with `cite show 1 --text`", "the text follows");
+    assert_eq!(out, format!("{cli}\n{cli_text}"));
+    let cli: Value = serde_json::from_str(&sb.ok(&["show", "1", "--json", "--text"])).unwrap();
+    assert_eq!(data, cli);
+    let (out, data) = srv.ok("show", json!({"id": 1, "text": false}));
+    assert_eq!(
+        out,
+        trimmed(sb.ok(&["show", "1"])).replace(
+            "read with `cite show 1 --text`",
+            "read with `show` and text: true"
+        )
+    );
     let cli: Value = serde_json::from_str(&sb.ok(&["show", "1", "--json"])).unwrap();
     assert_eq!(data, cli);
     assert_eq!(

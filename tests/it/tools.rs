@@ -565,7 +565,7 @@ fn show_says_whether_a_source_has_page_text() {
     let with = sb.ok(&["show", "2"]);
     assert!(
         with.lines()
-            .any(|l| l == "  page text: stored — a quote is checked against it"),
+            .any(|l| l == "  page text: 1 stored — read with `cite show 2 --text`"),
         "{with}"
     );
     let without = sb.ok(&["show", "1"]);

@@ -272,11 +272,43 @@ pub struct SourceDetail {
     /// Page texts stored for it (`add --snapshot`, `ingest`), as blake3 hex; a quote
     /// without page text of its own is checked against the last.
     pub snapshots: Vec<String>,
+    /// Every page text of the source: those in `snapshots`, then those its quotes were
+    /// checked against, each once (a retracted quote's page counts for nothing, as the
+    /// quote does). What `verify --support` reads for it.
+    pub page_texts: Vec<PageText>,
     /// Quotes that were retracted, each with why: they count for nothing, and stay
     /// on record (left out when there is none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retracted: Vec<RetractedQuote>,
     pub history: Vec<LogEntry>,
+}
+
+/// A page text of a source, as `show` lists it: what stored it, and, when asked for
+/// (`show --text`), a part of the text.
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
+pub struct PageText {
+    /// blake3 of the text, hex.
+    pub snapshot: String,
+    /// The seq of the record that stored it for the source with `add --snapshot` or
+    /// `ingest` (its command is in `history`); left out when only quotes did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_at: Option<u64>,
+    /// The numbers of the quotes checked against it (left out when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quotes: Vec<u64>,
+    /// Its length in characters (Unicode scalar values, as selectors count them); with
+    /// the text only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chars: Option<u64>,
+    /// Where `text` starts, in characters; with the text only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// The text from `offset`, as stored, at most as many characters as were asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Where the rest starts, when `text` stops before the end (left out at the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
 }
 
 /// A retracted quote of a source, as `show` lists it.

@@ -28,7 +28,7 @@ pub use cite_core::model::{
 pub use cite_core::url;
 pub use cite_store::{Location, PgEnv, file_kind};
 pub use copy::Copied;
-pub use view::{ListRequest, View};
+pub use view::{ListRequest, TextRequest, View};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,10 +70,14 @@ pub enum Error {
     UnknownSource(u64),
     #[error(transparent)]
     Quote(#[from] evidence::QuoteError),
-    /// The quote is not on the page ([`evidence::QuoteError::NotFound`], whose message
-    /// is the first line), with the closest passage when one is close enough to show.
-    #[error("{}{}", evidence::QuoteError::NotFound, second_line(.closest))]
-    NotVerbatim { closest: Option<evidence::Passage> },
+    /// The quote is not on the page ([`evidence::QuoteError::NotFound`], or for an
+    /// elided quote the part that is not, whose message is the first line), with the
+    /// passage closest to it when one is close enough to show.
+    #[error("{refused}{}", second_line(.closest))]
+    NotVerbatim {
+        refused: evidence::QuoteError,
+        closest: Option<evidence::Passage>,
+    },
     #[error(
         "no evidence text for [{0}] — pass the fetched page with --from FILE (or - for stdin), or register it with `add URL --snapshot FILE`"
     )]
@@ -82,6 +86,20 @@ pub enum Error {
     SnapshotNeedsOneUrl(usize),
     #[error("[{id}] has no quote {quote} — `show {id}` numbers its quotes")]
     UnknownQuote { id: u64, quote: u64 },
+    /// `matching` page texts of source `id` have a hash starting with `snapshot` (not 1).
+    #[error(
+        "{} — `show {id}` lists its page texts with their hashes",
+        if *matching == 0 {
+            format!("[{id}] has no page text whose hash starts with {snapshot}")
+        } else {
+            format!("{matching} page texts of [{id}] have a hash starting with {snapshot}: give more of it")
+        }
+    )]
+    NoSuchPageText {
+        id: u64,
+        snapshot: String,
+        matching: usize,
+    },
     #[error("quote {quote} of [{id}] is retracted already")]
     AlreadyRetracted { id: u64, quote: u64 },
     #[error("give the reason for {what}: it stays in the log beside it")]
@@ -638,7 +656,8 @@ impl Ledger {
 
     /// Attaches `text` to source `id` after checking that it appears verbatim in
     /// `evidence` (the fetched page text), which is stored as a snapshot. With no
-    /// evidence, the source's latest `add --snapshot` text is used. What is stored is
+    /// evidence, the source's latest `add --snapshot` text is used, or without one, the
+    /// page its latest live quote was checked against. What is stored is
     /// the page's words for the match (issue 20), so a link target or a character only
     /// the quote had never becomes evidence; where `text` differs from them, a
     /// `QuoteTyped` record keeps it beside them in the log. The same words twice are
@@ -682,9 +701,19 @@ impl Ledger {
                     };
                     (accepted, hash, shared)
                 }
-                // The source's own page, stored with `add --snapshot`: nothing to note.
+                // The source's own page, stored with `add --snapshot` (or, failing that,
+                // the one its latest quote was checked against): nothing to note.
                 _ => {
-                    let hash = *row.snapshots.last().ok_or(Error::NoEvidence(id))?;
+                    let hash = match row.snapshots.last() {
+                        Some(hash) => *hash,
+                        None => w
+                            .numbered_quotes(epoch, sid)?
+                            .into_iter()
+                            .rev()
+                            .filter(|q| q.retracted.is_none())
+                            .find_map(|q| q.row.snapshot)
+                            .ok_or(Error::NoEvidence(id))?,
+                    };
                     let page = w.snapshot_text(&hash)?.ok_or(StoreError::CorruptedEntry {
                         what: format!("the snapshot of [{id}]"),
                         reason: "missing from the snapshots table".into(),
@@ -845,14 +874,19 @@ fn stored_already(
         .find(|q| evidence::match_key(&q.text) == key))
 }
 
-/// [`evidence::accept`], with the closest passage on the page when the quote is not on
-/// it, so the writer can copy the exact words.
+/// [`evidence::accept`], with the closest passage on the page when the quote (or the
+/// part of an elided quote) is not on it, so the writer can copy the exact words.
 fn check_quote(text: &str, page: &str) -> Result<evidence::Accepted> {
-    evidence::accept(text, page).map_err(|e| match e {
-        evidence::QuoteError::NotFound => Error::NotVerbatim {
-            closest: evidence::closest(text, page),
-        },
-        e => e.into(),
+    evidence::accept(text, page).map_err(|refused| {
+        let missing = match &refused {
+            evidence::QuoteError::NotFound => text,
+            evidence::QuoteError::PartNotFound { text, .. } => text,
+            _ => return refused.into(),
+        };
+        Error::NotVerbatim {
+            closest: evidence::closest(missing, page),
+            refused,
+        }
     })
 }
 

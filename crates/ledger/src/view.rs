@@ -9,10 +9,60 @@ use cite_store::{Reader, Store, StoreError, StoredSource};
 
 use super::{Error, Quote, Result, Source, alias_of, page_meta, quote_of, source_of};
 use cite_core::model::{
-    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, RetractedQuote, RouteCount,
-    SourceDetail, SourceEntry,
+    ChainEntry, EntryOrigin, EventView, LogEntry, OriginView, Page, PageText, RetractedQuote,
+    RouteCount, SourceDetail, SourceEntry,
 };
 use cite_store::NumberedQuote;
+
+/// A page text of a source, and the numbers of the live quotes checked against it.
+struct PageOf {
+    hash: event::Hash,
+    quotes: Vec<u64>,
+}
+
+/// Which part of a source's page texts `show` gives: all of them, or the one whose
+/// hash starts with `snapshot`, from character `offset`, at most `limit` characters each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextRequest {
+    pub snapshot: Option<String>,
+    pub offset: u64,
+    pub limit: u64,
+}
+
+impl TextRequest {
+    /// The characters of page text `show` gives at once unless asked for another number:
+    /// a long article's worth, about 5,000 tokens for a model.
+    pub const LIMIT: u64 = 20_000;
+}
+
+/// A part of a text, by characters.
+struct TextPart<'t> {
+    /// The whole text's length.
+    chars: u64,
+    text: &'t str,
+    /// Where the rest starts, when this part stops before the end.
+    next: Option<u64>,
+}
+
+impl<'t> TextPart<'t> {
+    /// The `limit` characters of `text` from character `offset` (fewer at its end).
+    fn of(text: &'t str, offset: u64, limit: u64) -> TextPart<'t> {
+        let byte_at = |s: &str, n: u64| {
+            usize::try_from(n)
+                .ok()
+                .and_then(|n| s.char_indices().nth(n))
+                .map_or(s.len(), |(b, _)| b)
+        };
+        let rest = &text[byte_at(text, offset)..];
+        let part = &rest[..byte_at(rest, limit)];
+        let more = part.len() < rest.len();
+        TextPart {
+            chars: text.chars().count() as u64,
+            text: part,
+            next: more.then(|| offset + limit),
+        }
+    }
+}
 
 /// A stored quote with its number, as the ledger hands it out.
 fn numbered(q: NumberedQuote) -> Quote {
@@ -66,9 +116,14 @@ impl View {
         if let Some((len, of)) = of {
             source.url.truncate(len);
             source.alias_of = Some(of);
-            let n = self.stored(of).map(|t| t.row.quotes).unwrap_or(0);
+            let target = self.stored(of).ok();
+            let n = target.as_ref().map_or(0, |t| t.row.quotes);
+            source.page_text |= target.is_some_and(|t| !t.row.snapshots.is_empty());
             quotes.extend(self.quotes_of(SourceId(of), n)?);
         }
+        // The page a quote was checked against is the source's page text as much as one
+        // stored with it: `verify --support` reads it, and `quote` checks against it.
+        source.page_text |= quotes.iter().any(|q| q.snapshot.is_some());
         source.quotes = quotes;
         Ok(source)
     }
@@ -333,22 +388,59 @@ impl View {
     }
 
     /// What a source's page says, as stored (`verify --support`): the hashes of its page
-    /// texts — those stored with `add --snapshot` (and `ingest`), and those its live
-    /// quotes were checked against (`quote --from`) — and texts without a page text of
-    /// their own: those of its live quotes that have none (imported from `sources.py`),
-    /// and what the tool output said about the page (`facts_text`: when it was
-    /// published, by whom, on which site), which a page's reader sees beside its text
-    /// even where the text does not repeat it. An alias has its source's too. A retracted
-    /// quote's page counts for nothing, as the quote does. `None` when the epoch has no
-    /// source `id`.
+    /// texts ([`View::pages_of`]), and texts without a page text of their own: those of
+    /// its live quotes that have none (imported from `sources.py`), and, beside a page,
+    /// what the tool output said about it ([`View::facts_texts`]). `None` when the epoch
+    /// has no source `id`.
     pub fn page_texts(&self, id: u64) -> Result<Option<(Vec<event::Hash>, Vec<String>)>> {
+        let Some((pages, mut quotes)) = self.pages_of(id)? else {
+            return Ok(None);
+        };
+        // What the tool said of the page (its date, site, authors) is read as the page's
+        // only beside a page: alone it would fail every figure of a sentence that cites
+        // a search result, which no page was read for.
+        if !pages.is_empty() || !quotes.is_empty() {
+            quotes.extend(self.facts_texts(id)?);
+        }
+        Ok(Some((pages.into_iter().map(|p| p.hash).collect(), quotes)))
+    }
+
+    /// What the tool output said about the page of source `id` (and of the source it is
+    /// an alias of), as a reader sees it beside the page's text (`facts_text`: when it
+    /// was published, by whom, on which site), even where the text does not repeat it.
+    fn facts_texts(&self, id: u64) -> Result<Vec<String>> {
+        let Some(r) = &self.reader else {
+            return Ok(Vec::new());
+        };
+        let Some(s) = r.source(self.epoch, SourceId(id))? else {
+            return Ok(Vec::new());
+        };
+        let mut rows = vec![s.row];
+        if let Some((_, of)) = alias_of(&rows[0].url)
+            && let Some(t) = r.source(self.epoch, SourceId(of))?
+        {
+            rows.push(t.row);
+        }
+        Ok(rows
+            .iter()
+            .filter_map(|row| facts_text(&row.facts))
+            .collect())
+    }
+
+    /// The page texts of source `id`, each once, in order: those stored with
+    /// `add --snapshot` (and `ingest`), then those its live quotes were checked against
+    /// (`quote --from`), each with the numbers of those quotes; and the texts of its live
+    /// quotes that have no page text. An alias has its source's too. A retracted quote's
+    /// page counts for nothing, as the quote does. `None` when the epoch has no source
+    /// `id`.
+    fn pages_of(&self, id: u64) -> Result<Option<(Vec<PageOf>, Vec<String>)>> {
         let Some(r) = &self.reader else {
             return Ok(None);
         };
         let Some(s) = r.source(self.epoch, SourceId(id))? else {
             return Ok(None);
         };
-        let mut hashes: Vec<event::Hash> = Vec::new();
+        let mut pages: Vec<PageOf> = Vec::new();
         let mut quotes: Vec<String> = Vec::new();
         let mut rows = vec![(s.id, s.row)];
         if let Some((_, of)) = alias_of(&rows[0].1.url)
@@ -356,34 +448,33 @@ impl View {
         {
             rows.push((t.id, t.row));
         }
-        // What the tool said of the page (its date, site, authors) is read as the page's
-        // only beside a page: alone it would fail every figure of a sentence that cites
-        // a search result, which no page was read for.
-        let mut facts: Vec<String> = Vec::new();
         for (sid, row) in rows {
-            if let Some(text) = facts_text(&row.facts) {
-                facts.push(text);
-            }
             for h in &row.snapshots {
-                if !hashes.contains(h) {
-                    hashes.push(*h);
+                if !pages.iter().any(|p| p.hash == *h) {
+                    pages.push(PageOf {
+                        hash: *h,
+                        quotes: Vec::new(),
+                    });
                 }
             }
             for q in self.numbered_quotes(sid, row.quotes)? {
                 if q.retracted.is_some() {
                     continue;
                 }
-                match q.row.snapshot {
-                    Some(h) if !hashes.contains(&h) => hashes.push(h),
-                    Some(_) => {}
-                    None => quotes.push(q.row.text),
+                let Some(h) = q.row.snapshot else {
+                    quotes.push(q.row.text);
+                    continue;
+                };
+                match pages.iter_mut().find(|p| p.hash == h) {
+                    Some(page) => page.quotes.push(q.n),
+                    None => pages.push(PageOf {
+                        hash: h,
+                        quotes: vec![q.n],
+                    }),
                 }
             }
         }
-        if !hashes.is_empty() || !quotes.is_empty() {
-            quotes.extend(facts);
-        }
-        Ok(Some((hashes, quotes)))
+        Ok(Some((pages, quotes)))
     }
 
     /// Reads the sources `ids` ahead (see `Tables::prefetch_sources`), so that the
@@ -522,6 +613,12 @@ impl View {
 
     /// A source with its history.
     pub fn detail(&self, id: u64) -> Result<SourceDetail> {
+        self.show(id, None)
+    }
+
+    /// A source with its history, and with `text`, the parts of its page texts it asks
+    /// for.
+    pub fn show(&self, id: u64, text: Option<&TextRequest>) -> Result<SourceDetail> {
         let stored = self.stored(id)?;
         let url_given = stored.row.url_given.clone();
         let snapshots = stored.row.snapshots.iter().map(event::hex).collect();
@@ -536,13 +633,63 @@ impl View {
                 })
             })
             .collect();
+        let history = self.history(id)?;
+        let (pages, _) = self.pages_of(id)?.unwrap_or_default();
+        let chosen = match text.and_then(|t| t.snapshot.as_deref()) {
+            None => vec![true; pages.len()],
+            Some(prefix) => {
+                let prefix = prefix.to_ascii_lowercase();
+                let chosen: Vec<bool> = pages
+                    .iter()
+                    .map(|p| event::hex(&p.hash).starts_with(&prefix))
+                    .collect();
+                let matching = chosen.iter().filter(|&&c| c).count();
+                if matching != 1 {
+                    return Err(Error::NoSuchPageText {
+                        id,
+                        snapshot: prefix,
+                        matching,
+                    });
+                }
+                chosen
+            }
+        };
+        let mut page_texts = Vec::with_capacity(pages.len());
+        for (p, chosen) in pages.into_iter().zip(chosen) {
+            let snapshot = event::hex(&p.hash);
+            let stored_at = history.iter().find_map(|e| match &e.event {
+                EventView::SnapshotStored { snapshot: s, .. } if *s == snapshot => Some(e.seq),
+                _ => None,
+            });
+            let mut page = PageText {
+                snapshot,
+                stored_at,
+                quotes: p.quotes,
+                ..PageText::default()
+            };
+            if let Some(req) = text.filter(|_| chosen) {
+                let whole = self
+                    .snapshot(&p.hash)?
+                    .ok_or_else(|| StoreError::CorruptedEntry {
+                        what: format!("the page text {} of [{id}]", page.snapshot),
+                        reason: "missing from the snapshots table".into(),
+                    })?;
+                let part = TextPart::of(&whole, req.offset, req.limit);
+                page.chars = Some(part.chars);
+                page.offset = Some(req.offset);
+                page.next_offset = part.next;
+                page.text = Some(part.text.to_string());
+            }
+            page_texts.push(page);
+        }
         Ok(SourceDetail {
             epoch: self.epoch.0,
             source: self.full(stored)?,
             url_given,
             snapshots,
+            page_texts,
             retracted,
-            history: self.history(id)?,
+            history,
         })
     }
 

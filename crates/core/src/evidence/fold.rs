@@ -1,5 +1,5 @@
-//! The character folds of the page keyings (`Keying::Page` and `Seen`): what changes
-//! no letter or digit a reader sees. NFC, so that `e` + U+0301 and `é` are one
+//! The character folds of the page keyings (`Keying::Page`, `Seen` and `Marked`): what
+//! changes no letter or digit a reader sees. NFC, so that `e` + U+0301 and `é` are one
 //! character; full-width ASCII as ASCII and the `ĳ` ligature as `ij` (the Latin
 //! ligatures `ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ` already fold by case folding). Not blanket NFKC: it turns
 //! `10⁶` into `106`, a digit the page does not have.

@@ -44,16 +44,40 @@ pub(super) enum Keying {
     /// full-width ASCII and the `ĳ` ligature (see `fold.rs`).
     Page,
     /// The second view of a page: the page keying with HTML tags seen through and
-    /// `[n]`/`[^n]` note markers dropped. Tried last, as a tag-looking piece of text or a
-    /// bracketed number is text a reader can see.
+    /// `[n]`/`[^n]` note markers dropped. Tried after the page keying, as a tag-looking
+    /// piece of text or a bracketed number is text a reader can see.
     Seen,
+    /// The third view: the second, with each numbered note marker read as the reader
+    /// types it, `[n]`, on both sides, whatever form it takes (`[^n]`, `[n]`, `¹`,
+    /// `<sup>n</sup>`, a linked `[[n]](#…)`), and whitespace before a marker ignored. Tried
+    /// last: a quote that keeps a marker the page writes another way (`1887[1]` for
+    /// `1887[^1]`) is found here, and its number still has to be the page's.
+    Marked,
 }
 
 impl Keying {
     /// Whether this keying reads the markup of `markup.rs` and folds as `fold.rs` does.
     pub fn reads_markup(self) -> bool {
-        matches!(self, Keying::Page | Keying::Seen)
+        matches!(self, Keying::Page | Keying::Seen | Keying::Marked)
     }
+
+    /// Whether this keying sees through HTML tags and reads note markers (the second
+    /// and third views).
+    pub fn sees_through(self) -> bool {
+        matches!(self, Keying::Seen | Keying::Marked)
+    }
+}
+
+/// The digit a superscript digit stands for (`¹` is `1`), if `c` is one.
+pub(super) fn superscript_digit(c: char) -> Option<char> {
+    Some(match c {
+        '\u{2070}' => '0',
+        '\u{B9}' => '1',
+        '\u{B2}' => '2',
+        '\u{B3}' => '3',
+        '\u{2074}'..='\u{2079}' => char::from_u32(u32::from(c) - 0x2074 + u32::from('4'))?,
+        _ => return None,
+    })
 }
 
 /// What [`Keying::Typographic`] makes of a character the reference key would keep.
@@ -244,6 +268,9 @@ struct State {
     /// The last key character was a dash or a quotation mark: whitespace after it is
     /// ignored (page keyings only).
     tight: bool,
+    /// Inside a run of superscript digits read as a marker, whose `]` is still to come
+    /// (the marker keying only).
+    superscript: bool,
 }
 
 impl State {
@@ -255,6 +282,7 @@ impl State {
             started,
             dash: false,
             tight: false,
+            superscript: false,
         }
     }
 
@@ -276,10 +304,15 @@ impl State {
             }
             _ => {}
         }
+        if self.keying == Keying::Marked
+            && let Some(marker) = self.marker(c, origin, next, sink)
+        {
+            return marker;
+        }
         let folded = match self.keying {
             Keying::Reference => None,
             Keying::Typographic => fold(c),
-            Keying::Page | Keying::Seen => page_fold(c),
+            Keying::Page | Keying::Seen | Keying::Marked => page_fold(c),
         };
         let tight = page && is_tight(folded);
         if tight {
@@ -322,6 +355,48 @@ impl State {
             sink.resume_point(origin.end);
         }
         go_on
+    }
+
+    /// A note marker of the marker keying: a superscript digit, as part of `[n]`, or the
+    /// `[` a marker starts with (the reader's form, or the one the reading of the page
+    /// gives its markers). Whitespace before either is not in the key. `None` when `c`
+    /// is neither.
+    fn marker<S: Sink>(
+        &mut self,
+        c: char,
+        origin: Origin,
+        next: Option<char>,
+        sink: &mut S,
+    ) -> Option<bool> {
+        let digit = superscript_digit(c);
+        if digit.is_none() && c != '[' {
+            return None;
+        }
+        if !self.superscript {
+            self.space = None;
+        }
+        self.started = true;
+        self.dash = false;
+        self.tight = false;
+        let Some(digit) = digit else {
+            return Some(sink.push_ascii(b'[', origin));
+        };
+        let mut piece = String::with_capacity(3);
+        if !std::mem::replace(&mut self.superscript, true) {
+            piece.push('[');
+        }
+        piece.push(digit);
+        // The run goes on: no `]` yet, and no restart here, which would open another.
+        if next.and_then(superscript_digit).is_some() {
+            return Some(sink.push(&piece, origin));
+        }
+        piece.push(']');
+        self.superscript = false;
+        let go_on = sink.push(&piece, origin);
+        if go_on && origin.link.is_none() && origin.end - origin.at == c.len_utf8() {
+            sink.resume_point(origin.end);
+        }
+        Some(go_on)
     }
 }
 
@@ -427,6 +502,24 @@ impl Collapsed<'_> {
         Some(end)
     }
 
+    /// A note marker at `at` (a `[` or a `<`), for the marker keying: where it ends, and
+    /// its number when it has one. A plain `[n]` is one too, so that whitespace before it
+    /// goes as before any other marker.
+    fn marker_at(&mut self, at: usize, b: u8) -> Option<(usize, Option<String>)> {
+        let text = self.text;
+        let end = match b {
+            b'[' => markup::note_link(text, at).or_else(|| {
+                self.link_at(at)
+                    .is_none()
+                    .then(|| markup::note(text, at))
+                    .flatten()
+            })?,
+            b'<' => return markup::sup_marker(text, at).map(|(end, n)| (end, Some(n))),
+            _ => return None,
+        };
+        Some((end, markup::note_number(&text[at..end]).map(str::to_string)))
+    }
+
     /// Markup of the page keyings at `at` that yields nothing, or a single space: where
     /// it ends, and the space with its origin if it parts words.
     fn skip_markup(&mut self, at: usize, b: u8) -> Option<(usize, Option<(char, Origin)>)> {
@@ -438,7 +531,7 @@ impl Collapsed<'_> {
         {
             return Some((end, None));
         }
-        let seen = self.keying == Keying::Seen;
+        let seen = self.keying.sees_through();
         match b {
             b'!' if text.as_bytes().get(at + 1) == Some(&b'[')
                 && self.link_at(at + 1).is_some() =>
@@ -477,6 +570,23 @@ impl Iterator for Collapsed<'_> {
             }
             let at = self.pos;
             let b = *self.text.as_bytes().get(at)?;
+            if self.keying == Keying::Marked
+                && self.label.is_none()
+                && let Some((end, number)) = self.marker_at(at, b)
+            {
+                self.pos = end;
+                self.line_start = false;
+                // A marker without a number (`[^note]`) is shown as one the reader cannot
+                // know: it goes, as in the second view.
+                let Some(number) = number else { continue };
+                self.entity = Origin {
+                    at,
+                    end,
+                    link: None,
+                };
+                self.decoded = format!("[{number}]").chars().rev().collect();
+                return self.decoded.pop().map(|c| (c, self.entity));
+            }
             if self.keying.reads_markup() {
                 if let Some((end, yielded)) = self.skip_markup(at, b) {
                     self.pos = end;
@@ -551,9 +661,4 @@ pub(super) fn read(
 /// Whether `c` shows nothing (a soft hyphen, a zero-width character).
 pub(super) fn is_invisible(c: char) -> bool {
     fold(c) == Some(Fold::Drop)
-}
-
-/// Whether a backslash before `next` is a markdown escape.
-pub(super) fn is_escape(next: Option<char>) -> bool {
-    escapes(next)
 }

@@ -234,6 +234,65 @@ pub(super) fn note(text: &str, at: usize) -> Option<usize> {
     ok.then_some(at + 1 + usize::from(caret) + len + 1)
 }
 
+/// The number of a note marker (`[12]`, `[^12]`, `[[12]](…)`, `[12](#…)`), if its label
+/// is one: a named note (`[^note]`) has none.
+pub(super) fn note_number(marker: &str) -> Option<&str> {
+    let label = marker.trim_start_matches(['[', '^']);
+    let len = label.bytes().take_while(u8::is_ascii_digit).count();
+    (len > 0 && label.as_bytes().get(len) == Some(&b']')).then(|| &label[..len])
+}
+
+/// The longest `<sup>…</sup>` read as a note marker.
+const MAX_SUP: usize = 256;
+
+/// A note marker as a superscript element at `at` (a `<`): `<sup>12</sup>`, or one
+/// holding a bracketed, caret or linked marker (`<sup>[12]</sup>`,
+/// `<sup><a href="#n12">12</a></sup>`, `<sup>[[12]](#n12)</sup>`); where it ends, and
+/// its number. A superscript of anything else is not a marker.
+pub(super) fn sup_marker(text: &str, at: usize) -> Option<(usize, String)> {
+    let head = text.get(at..at + 4)?;
+    if !head.eq_ignore_ascii_case("<sup") {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    if !matches!(bytes.get(at + 4), Some(b'>' | b' ' | b'\t' | b'\n')) {
+        return None;
+    }
+    let open = at
+        + 4
+        + bytes[at + 4..]
+            .iter()
+            .take(MAX_TAG)
+            .position(|&b| b == b'>')?
+        + 1;
+    let window = &bytes[open..bytes.len().min(open + MAX_SUP)];
+    let close = window
+        .windows(6)
+        .position(|w| w.eq_ignore_ascii_case(b"</sup>"))?;
+    let inner = &text[open..open + close];
+    // The marker's characters without the tags and link targets around them.
+    let mut number = String::new();
+    let mut in_tag = false;
+    let mut rest = inner;
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ if in_tag => {}
+            '0'..='9' => number.push(c),
+            '[' | ']' | '^' => {}
+            // A link's target: `](…)`.
+            '(' if inner[..inner.len() - rest.len() - 1].ends_with(']') => {
+                rest = &rest[rest.find(')')? + 1..];
+            }
+            _ if c.is_whitespace() => {}
+            _ => return None,
+        }
+    }
+    (!number.is_empty() && number.len() <= 4).then_some((open + close + 6, number))
+}
+
 /// A note marker written as a link at `at` (a `[`): `[[12]](target)`, or `[12](#anchor)`
 /// pointing into the page's own notes; where it ends.
 pub(super) fn note_link(text: &str, at: usize) -> Option<usize> {

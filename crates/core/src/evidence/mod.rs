@@ -8,9 +8,11 @@
 //! Beyond the reference, typographic variants fold to their plain forms (curly quotes,
 //! dashes, the ellipsis, invisible characters: see [`key::Keying`]), and [`find`] reports
 //! the match as a W3C TextQuoteSelector over the original evidence text, so a stored
-//! quote can be located and re-checked in its snapshot.
+//! quote can be located and re-checked in its snapshot. A quote not found whole that
+//! leaves words out at an ellipsis is matched part by part (`elide.rs`).
 
 mod clean;
+mod elide;
 mod fold;
 mod key;
 mod markup;
@@ -21,6 +23,9 @@ mod tests;
 
 #[cfg(test)]
 mod tests_fold;
+
+#[cfg(test)]
+mod tests_elide;
 
 #[cfg(test)]
 mod realpages;
@@ -62,9 +67,10 @@ pub struct Selector {
 
 /// Why a quote was rejected. The messages are the CLI's, without `error: `.
 ///
-/// Not `#[non_exhaustive]`: the spec closes the set of outcomes of a quote check. (The
-/// passage to show beside `NotFound` comes from [`closest`].)
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+/// Not `#[non_exhaustive]`: the spec closes the set of outcomes of a quote check, and
+/// the refusals of an elided quote begin as its refusals do. (The passage to show beside
+/// `NotFound`, or beside the part `PartNotFound` names, comes from [`closest`].)
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum QuoteError {
     #[error("quote too short — use at least 3 words of verbatim text")]
     TooShort,
@@ -72,6 +78,30 @@ pub enum QuoteError {
         "quote not found verbatim in the evidence text — copy the exact wording from the fetched page, do not paraphrase"
     )]
     NotFound,
+    /// A part of an elided quote is under [`elide::PART_WORDS`] words.
+    #[error(
+        "quote too short — each part of an elided quote needs at least {} words of verbatim text, and \"{text}\" has fewer",
+        elide::PART_WORDS
+    )]
+    PartTooShort { text: String },
+    /// Part `part` of `of` (from 1) of an elided quote is on no view of the page.
+    #[error(
+        "quote not found verbatim in the evidence text — part {part} of {of} of the elided quote, \"{text}\", is not on the page: copy the exact wording of each part from the fetched page, do not paraphrase"
+    )]
+    PartNotFound {
+        part: usize,
+        of: usize,
+        text: String,
+    },
+    #[error(
+        "quote not found verbatim in the evidence text — each part of the elided quote is on the page, but not in the quote's order: give the parts in the page's order"
+    )]
+    OutOfOrder,
+    #[error(
+        "quote not found verbatim in the evidence text — the parts of the elided quote are on the page in its order, but more than {} characters of the page lie between them: quote from one passage",
+        elide::MAX_LEFT_OUT
+    )]
+    TooFarApart,
 }
 
 /// The normalized form both sides of a match are compared in: `sources.py`'s
@@ -93,7 +123,9 @@ fn key(text: &str, keying: Keying) -> String {
 }
 
 /// Where the first occurrence of `quote`'s key sits in `evidence`; `None` when it does
-/// not occur, or when the quote's key is empty.
+/// not occur, or when the quote's key is empty. A quote not found whole that has parts
+/// between ellipses (a stored elided quote, `part … part`) is found where its parts
+/// are, as [`accept`] placed them: the selector spans them.
 ///
 /// The reference key is tried first, the typographic one only when it finds nothing:
 /// a quote that matched before typographic folding existed is found where it was found
@@ -101,7 +133,22 @@ fn key(text: &str, keying: Keying) -> String {
 /// typographic variant of it comes earlier on the page; and a quote typed with the page's
 /// own characters lands on them.
 pub fn find(quote: &str, evidence: &str) -> Option<Selector> {
-    locate(quote, evidence).map(|found| found.selector)
+    if let Some(found) = locate(quote, evidence) {
+        return Some(found.selector);
+    }
+    let parts = elide::parts(quote);
+    if parts.len() < 2 {
+        return None;
+    }
+    let placed = elide::place(&parts, evidence).ok()?;
+    Some(span(evidence, &placed.ranges))
+}
+
+/// The selector from the first range's start to the last one's end.
+fn span(evidence: &str, ranges: &[(usize, usize)]) -> Selector {
+    let start = ranges.first().map_or(0, |r| r.0);
+    let end = ranges.last().map_or(0, |r| r.1);
+    selector(evidence, start, end)
 }
 
 /// Where a quote sits, and in which view of the page it was found.
@@ -123,16 +170,18 @@ fn locate(quote: &str, evidence: &str) -> Option<Found> {
 }
 
 /// The keyings [`locate`] tries, in order.
-const KEYINGS: [Keying; 4] = [
+const KEYINGS: [Keying; 5] = [
     Keying::Reference,
     Keying::Typographic,
     Keying::Page,
     Keying::Seen,
+    Keying::Marked,
 ];
 
 /// How a quote is keyed to be looked for in `keying`'s key of a page: the second view is
 /// a view of the page, and a quote's markers and tags are its own (a changed note
-/// number is a changed digit).
+/// number is a changed digit). The third reads markers the same way on both sides, so
+/// that the reader's `[1]` is the page's `[^1]`.
 fn needle_keying(keying: Keying) -> Keying {
     if keying == Keying::Seen {
         Keying::Page
@@ -173,30 +222,96 @@ fn find_by(quote: &str, evidence: &str, keying: Keying) -> Option<Found> {
 /// An accepted quote: where it sits, and the page's own words there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Accepted {
+    /// For an elided quote, from its first part's start to its last part's end.
     pub selector: Selector,
     /// The evidence text of the match as a reader sees it: links as their label,
     /// entities decoded, markup, note markers (when the quote was found only without
     /// them) and characters that show nothing removed, whitespace runs as one space.
     /// What the quote's own text had beyond that (a link target, a typed dash) is not
-    /// in it.
+    /// in it. An elided quote's are the words of each part, joined by ` … `.
     pub words: String,
 }
 
 /// [`check`], with the page's words for the match.
+///
+/// A quote not on the page as a whole is read as an elided one: a leading or trailing
+/// ellipsis only trims it, and one inside parts it. Each part must have
+/// [`elide::PART_WORDS`] words or more, and the parts must be on the page in order within
+/// one passage (see `elide.rs`).
 pub fn accept(quote: &str, evidence: &str) -> Result<Accepted, QuoteError> {
     let quote = quote.trim();
     if quote_words(quote) < 3 {
         return Err(QuoteError::TooShort);
     }
-    let found = locate(quote, evidence).ok_or(QuoteError::NotFound)?;
-    // Read as a page is, whichever view found it: a quote copied with the page's
-    // blockquote marker or entity still stores what a reader sees.
-    let reading = if found.keying == Keying::Seen {
-        Keying::Seen
+    if let Some(found) = locate(quote, evidence) {
+        return Ok(accepted(quote, evidence, found));
+    }
+    match elide::parts(quote).as_slice() {
+        [] => Err(QuoteError::TooShort),
+        [whole] if *whole == quote => Err(QuoteError::NotFound),
+        [trimmed] if quote_words(trimmed) < 3 => Err(QuoteError::TooShort),
+        [trimmed] => locate(trimmed, evidence)
+            .map(|found| accepted(trimmed, evidence, found))
+            .ok_or(QuoteError::NotFound),
+        parts => elided(parts, evidence),
+    }
+}
+
+/// How the page is read for the words of a match found in `keying`: as a page is,
+/// whichever view found it, so that a quote copied with the page's blockquote marker or
+/// entity still stores what a reader sees.
+fn reading(keying: Keying) -> Keying {
+    if keying.sees_through() {
+        keying
     } else {
         Keying::Page
+    }
+}
+
+/// An elided quote whose parts each have enough words: placed, and stored as the page's
+/// words of each part joined by ` … `.
+fn elided(parts: &[&str], evidence: &str) -> Result<Accepted, QuoteError> {
+    if let Some(text) = elide::short_part(parts) {
+        return Err(QuoteError::PartTooShort {
+            text: text.to_string(),
+        });
+    }
+    let placed = elide::place(parts, evidence)?;
+    let reading = reading(placed.keying);
+    let join = |each: &dyn Fn(usize, usize) -> String| {
+        placed
+            .ranges
+            .iter()
+            .map(|&(start, end)| each(start, end))
+            .collect::<Vec<_>>()
+            .join(ELISION)
     };
-    let words = clean::words(evidence, found.start, found.end, reading);
+    let words = join(&|start, end| clean::words(evidence, start, end, reading));
+    // Stored, the words must lead back to a place, for `audit`: the place they lead to
+    // is the one recorded (the same words, in the same order and passage). Words that
+    // would read otherwise (see `accept`) are the page's characters instead.
+    let raw = join(&|start, end| evidence[start..end].to_string());
+    [words, raw]
+        .into_iter()
+        .find_map(|words| {
+            let selector = find(&words, evidence)?;
+            Some(Accepted { selector, words })
+        })
+        .ok_or(QuoteError::NotFound)
+}
+
+/// Whether the stored quote `words`, at `selector`, is an elided one: parts between
+/// ellipses, not found whole in the text its selector spans.
+pub fn is_elided(words: &str, selector: &Selector) -> bool {
+    elide::parts(words).len() > 1 && locate(words, &selector.exact).is_none()
+}
+
+/// What joins the parts of a stored elided quote.
+pub const ELISION: &str = " … ";
+
+/// The page's words for a quote found whole.
+fn accepted(quote: &str, evidence: &str, found: Found) -> Accepted {
+    let words = clean::words(evidence, found.start, found.end, reading(found.keying));
     // The words must lead back to the match, for `audit`. Cleaned text that reads
     // otherwise when read again (`&amp;amp;` is `&amp;` once decoded, `&` twice) is
     // stored as the page's own characters there instead.
@@ -207,10 +322,10 @@ pub fn accept(quote: &str, evidence: &str) -> Result<Accepted, QuoteError> {
     } else {
         found.selector.exact.clone()
     };
-    Ok(Accepted {
+    Accepted {
         selector: found.selector,
         words,
-    })
+    }
 }
 
 /// Words of `quote` as the quote check counts them ([`crate::text::word_count`]) once

@@ -95,6 +95,79 @@ fn note_markers_are_dropped_in_the_second_view() {
     );
 }
 
+/// A marker typed as the reader sees it (`[1]`, `¹`) is the page's marker in whatever
+/// form the page writes it; its number is still a digit the page must have.
+#[test]
+fn a_note_marker_typed_as_the_reader_sees_it_is_the_pages_marker() {
+    let pages = [
+        "The club was founded in 1887[^1] the society grew fast.",
+        "The club was founded in 1887[1] the society grew fast.",
+        "The club was founded in 1887¹ the society grew fast.",
+        "The club was founded in 1887<sup>1</sup> the society grew fast.",
+        "The club was founded in 1887<sup>[1]</sup> the society grew fast.",
+        "The club was founded in 1887<sup><a href=\"#fn1\">1</a></sup> the society grew fast.",
+        "The club was founded in 1887[[1]](#cite_note-1) the society grew fast.",
+        "The club was founded in 1887[1](#fn1) the society grew fast.",
+    ];
+    let typed = [
+        "founded in 1887[1] the society",
+        "founded in 1887 [1] the society",
+        "founded in 1887¹ the society",
+        "founded in 1887[^1] the society",
+        "founded in 1887<sup>1</sup> the society",
+    ];
+    for page in pages {
+        for quote in typed {
+            accepts(page, quote);
+        }
+        // Another number, or the number as a digit of the year, is not the marker.
+        refuses(page, "founded in 1887[2] the society");
+        refuses(page, "founded in 1887² the society");
+        // (A marker written as a link to a note, `[1](#fn1)`, is a link to the
+        // reference key, read as its label: `18871` is found there, as it always was.)
+        if !page.contains("(#fn1)") {
+            refuses(page, "founded in 18871 the society");
+        }
+    }
+    // Dropping a bracketed marker still matches (a superscript digit is not dropped: it
+    // may be an exponent).
+    for page in [pages[0], pages[1], pages[4], pages[6], pages[7]] {
+        accepts(page, "founded in 1887 the society");
+    }
+    // Several markers: each number counts.
+    let page = "the Tang dynasty,[^3][^4] and in Europe";
+    accepts(page, "the Tang dynasty,[3][4] and in Europe");
+    refuses(page, "the Tang dynasty,[3][2] and in Europe");
+    // A superscript that is no marker stays itself: `10⁶` is not `106`.
+    accepts(
+        "a gain of 10<sup>6</sup> units overall",
+        "a gain of 10⁶ units",
+    );
+    refuses("a gain of 10⁶ units overall", "a gain of 106 units");
+    // A named note gives the reader no number to type.
+    refuses(
+        "founded in 1887[^origin] the society grew",
+        "founded in 1887[1] the society",
+    );
+    // What is stored is the page's words, the marker as a reader sees it.
+    assert_eq!(
+        words(pages[0], "founded in 1887[1] the society"),
+        "founded in 1887[1] the society"
+    );
+    assert_eq!(
+        words(pages[2], "founded in 1887[1] the society"),
+        "founded in 1887¹ the society"
+    );
+    assert_eq!(
+        words(pages[3], "founded in 1887 [1] the society"),
+        "founded in 1887[1] the society"
+    );
+    for page in pages {
+        let got = accept("founded in 1887[1] the society", page).unwrap();
+        assert_eq!(super::find(&got.words, page), Some(got.selector), "{page}");
+    }
+}
+
 #[test]
 fn links_with_titles_images_autolinks_and_references_read_as_their_label() {
     accepts(
@@ -251,6 +324,89 @@ fn the_page_words_are_the_pages_own_text_cleaned_of_markup() {
         words("the snake_case name is kept", "snake_case name is"),
         "snake_case name is"
     );
+}
+
+/// A backslash escape is markdown for the character after it: the reader sees that
+/// character, so the stored words keep it (and lose the backslash).
+#[test]
+fn an_escaped_character_is_stored_as_the_reader_sees_it() {
+    let cases = [
+        (
+            r"the HLA-B\*27 allele is common",
+            "the HLA-B*27 allele",
+            "the HLA-B*27 allele",
+        ),
+        // The key drops `*` on both sides, so the quote without it is on the page too;
+        // what is stored is still what the page shows.
+        (
+            r"the HLA-B\*27 allele is common",
+            "the HLA-B27 allele",
+            "the HLA-B*27 allele",
+        ),
+        (
+            r"written in C\+\+ since 2011",
+            "written in C++ since",
+            "written in C++ since",
+        ),
+        (
+            r"the snake\_case name is kept",
+            "the snake_case name",
+            "the snake_case name",
+        ),
+        (
+            r"a tag like \#release is used",
+            "a tag like #release",
+            "a tag like #release",
+        ),
+        (
+            r"see \[1\] and more here",
+            "see [1] and more",
+            "see [1] and more",
+        ),
+        (
+            r"about \~40 people came",
+            "about ~40 people came",
+            "about ~40 people came",
+        ),
+        (
+            r"the \`tick\` mark here",
+            "the `tick` mark",
+            "the `tick` mark",
+        ),
+        (
+            r"a path C:\\temp is used",
+            r"a path C:\temp is",
+            r"a path C:\temp is",
+        ),
+        (
+            r"use \_\_init\_\_ to start",
+            "use __init__ to start",
+            "use __init__ to start",
+        ),
+        (
+            r"two \*\*stars\*\* shown",
+            "two **stars** shown",
+            "two **stars** shown",
+        ),
+        // Before anything but ASCII punctuation, CommonMark shows the backslash.
+        (
+            r"a \— dash after it",
+            r"a \— dash after",
+            r"a \— dash after",
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (page, quote, stored) in cases {
+        match accept(quote, page) {
+            Ok(got) => {
+                if got.words != stored || super::find(&got.words, page) != Some(got.selector) {
+                    bad.push(format!("{quote:?} stored as {:?}", got.words));
+                }
+            }
+            Err(e) => bad.push(format!("{quote:?} refused: {e}")),
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
 }
 
 #[test]

@@ -12,8 +12,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::model::{
-    Attached, EntryOrigin, EventView, LogEntry, LookAlike, Page, PageMeta, Quote, Retitled,
-    Retracted, RouteCount, Source, SourceDetail,
+    Attached, EntryOrigin, EventView, LogEntry, LookAlike, Page, PageMeta, PageText, Quote,
+    Retitled, Retracted, RouteCount, Source, SourceDetail,
 };
 
 /// `[ID] URL` — what `add` and `ingest` print per input URL.
@@ -312,8 +312,121 @@ fn metadata_lines(m: &PageMeta) -> Vec<(&'static str, String)> {
     out
 }
 
-/// `show`: the source, then its history.
-pub fn show(d: &SourceDetail) -> Vec<String> {
+/// Where a page text came from: the record that stored it with the source (and its
+/// command, from the history), and the quotes checked against it.
+fn page_text_origin(d: &SourceDetail, p: &PageText) -> String {
+    let mut said = Vec::new();
+    if let Some(seq) = p.stored_at {
+        let command = d.history.iter().find(|e| e.seq == seq).and_then(|e| {
+            let shown = match &e.origin {
+                EntryOrigin::Shown(_) => e,
+                EntryOrigin::SameTransactionAs {
+                    same_transaction_as,
+                } => d.history.iter().find(|f| f.seq == *same_transaction_as)?,
+            };
+            match &shown.origin {
+                EntryOrigin::Shown(o) => Some(clip(&shell_words(&command_itself(&o.command)), 80)),
+                EntryOrigin::SameTransactionAs { .. } => None,
+            }
+        });
+        said.push(match command {
+            Some(c) => format!("stored by #{seq} <- {c}"),
+            None => format!("stored by #{seq}"),
+        });
+    }
+    match p.quotes.as_slice() {
+        [] => {}
+        [n] => said.push(format!("quote {n} checked against it")),
+        many => {
+            let list: Vec<String> = many.iter().map(u64::to_string).collect();
+            said.push(format!("quotes {} checked against it", list.join(", ")));
+        }
+    }
+    if said.is_empty() {
+        // An alias's page, stored with the source it is an alias of.
+        said.push("stored with the page's first id".to_string());
+    }
+    said.join("; ")
+}
+
+/// A command line as `cite` and the words of the command, without where the program
+/// lives and the options that say only where the ledger is and how long to wait for it:
+/// the page text's `log` line has them in full.
+fn command_itself(words: &[String]) -> Vec<String> {
+    let mut out = vec!["cite".to_string()];
+    let mut rest = words.iter().skip(1);
+    while let Some(w) = rest.next() {
+        match w.as_str() {
+            "--ledger" | "--wait" => {
+                rest.next();
+            }
+            w if w.starts_with("--ledger=") || w.starts_with("--wait=") => {}
+            _ => out.push(w.clone()),
+        }
+    }
+    out
+}
+
+/// At most `n` characters of `s`, with `…` where cut.
+fn clip(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// How a front end words the call for more of a page text: given the page text and the
+/// offset to go on from (and, when the source has several, which one it is).
+pub type NextPart<'a> = &'a dyn Fn(&PageText, u64, bool) -> String;
+
+/// The page texts `show` was asked for (those with text), each headed by its hash, its
+/// size and what stored it, and ended, when cut, by the call for the next part.
+pub fn page_texts(d: &SourceDetail, next: NextPart<'_>) -> Vec<String> {
+    let n = d.page_texts.len();
+    let several = n > 1;
+    let mut out = Vec::new();
+    for (i, p) in d.page_texts.iter().enumerate() {
+        let (Some(text), Some(chars), Some(offset)) = (&p.text, p.chars, p.offset) else {
+            continue;
+        };
+        let shown = text.chars().count() as u64;
+        let range = if offset == 0 && p.next_offset.is_none() {
+            format!("{chars} characters")
+        } else {
+            format!(
+                "characters {offset}–{} of {chars}",
+                (offset + shown).min(chars.max(offset))
+            )
+        };
+        out.push(format!(
+            "==> [{}] page text {} of {n}: snapshot {}, {range}; {} <==",
+            d.source.id,
+            i + 1,
+            p.snapshot,
+            page_text_origin(d, p)
+        ));
+        let mut body = text.clone();
+        if !body.is_empty() && !body.ends_with('\n') {
+            body.push('\n');
+        }
+        // The text with its own line breaks; the footer on a line of its own.
+        if let Some(body) = body.strip_suffix('\n') {
+            out.push(body.to_string());
+        }
+        if let Some(from) = p.next_offset {
+            out.push(format!(
+                "==> {} more characters: {} <==",
+                chars.saturating_sub(from),
+                next(p, from, several)
+            ));
+        }
+    }
+    out
+}
+
+/// `show`: the source, then its history. `read` says, in the front end's words, where the
+/// page texts are read (`` read with `cite show 1 --text` ``).
+pub fn show(d: &SourceDetail, read: &str) -> Vec<String> {
     let s = &d.source;
     let mut out = vec![list_line(s)];
     out.push(format!("  epoch:     {}", d.epoch));
@@ -330,16 +443,16 @@ pub fn show(d: &SourceDetail) -> Vec<String> {
     for (what, value) in metadata_lines(&s.metadata) {
         out.push(format!("  {:<11}{value}", format!("{what}:")));
     }
-    out.push(
-        if s.page_text {
-            "  page text: stored — a quote is checked against it"
-        } else {
-            "  page text: none — a quote needs the page's text given with it"
-        }
-        .to_string(),
-    );
-    for h in &d.snapshots {
-        out.push(format!("  snapshot:  {h}"));
+    out.push(match d.page_texts.len() {
+        0 => "  page text: none — a quote needs the page's text given with it".to_string(),
+        n => format!("  page text: {n} stored — {read}"),
+    });
+    for p in &d.page_texts {
+        out.push(format!(
+            "  snapshot:  {}  {}",
+            p.snapshot,
+            page_text_origin(d, p)
+        ));
     }
     if !s.quotes.is_empty() {
         out.push("quotes:".to_string());

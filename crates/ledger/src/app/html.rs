@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use cite_core::draft::{self, Verification, VerifyOptions};
+use cite_core::evidence;
 use cite_core::model::{EntryOrigin, EventView};
 use cite_core::render::report::{self, Card, QuoteInPage, Registered};
 
@@ -110,7 +111,11 @@ fn card(view: &View, id: u64) -> Result<Card> {
                 page.and_then(|p| report::in_context(p, sel.start, sel.end, CONTEXT))
             {
                 shown.before = before;
-                shown.exact = exact;
+                // An elided quote spans the text it leaves out: its parts are shown, with
+                // the ellipses, in the context of the passage.
+                if !evidence::is_elided(&q.text, sel) {
+                    shown.exact = exact;
+                }
                 shown.after = after;
                 shown.page = Some(hash.clone());
             }
