@@ -368,6 +368,97 @@ The lake froze on 14 March 2024.[1]
     );
 }
 
+/// A draft converted for pandoc (`cite convert --to pandoc`) cites `[@sourceN]` and names
+/// its bibliography in the front matter: `verify --support` and `report` read it as they
+/// read the draft it came from, with the same findings, support counts and verdict, and
+/// never ask it for a Sources block.
+#[test]
+fn a_converted_document_is_checked_like_its_draft() {
+    let sb = ledger();
+    let body = "# Ice\n\n\
+Ice is about 9% less dense than liquid water.[1] The lake froze on 15 March 2024.[1]\n\
+Dr. Anna Borg of the Nordic Institute measured it.[1] Another page says 42% of lakes froze.[2]\n";
+    let path = draft(&sb, "report.md", body);
+    let out = sb.path().join("out.md");
+    sb.ok(&[
+        "convert",
+        path.to_str().unwrap(),
+        "--to",
+        "pandoc",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let converted = std::fs::read_to_string(&out).unwrap();
+    assert!(converted.contains("[@source1]"), "{converted}");
+    assert!(!converted.contains("Sources"), "{converted}");
+    let (code, text, err) = verify(&sb, &out, &["--support"]);
+    assert_eq!(code, 1, "{text}{err}");
+    assert!(!err.contains("Sources"), "{err}");
+    assert!(
+        err.starts_with("FAIL: figure \"9%\" is on none of the pages cited ([1])"),
+        "{err}"
+    );
+    let of_draft = json_report(&sb, &path, &["--support"]);
+    let of_converted = json_report(&sb, &out, &["--support"]);
+    let messages = |r: &Value, key: &str| -> Vec<String> {
+        r[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for key in ["errors", "warnings"] {
+        assert_eq!(
+            messages(&of_converted, key),
+            messages(&of_draft, key),
+            "{key}"
+        );
+    }
+    for key in [
+        "sentences_checked",
+        "sentences_unchecked",
+        "checked",
+        "supported",
+        "unsupported",
+        "names_missing",
+    ] {
+        assert_eq!(
+            of_converted["support"][key], of_draft["support"][key],
+            "{key}"
+        );
+    }
+    assert_eq!(of_converted["exit_code"], of_draft["exit_code"]);
+    assert_eq!(of_converted["counts"], of_draft["counts"]);
+    // The report of the converted document, support on by default, says the same.
+    let html = sb.path().join("out.html");
+    let r = sb.run(&[
+        "report",
+        out.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(!page.contains("Sources:` block"), "{page}");
+    assert!(
+        page.contains("figure &quot;9%&quot; is on none of the pages cited"),
+        "{page}"
+    );
+    let r = sb.run(&["report", path.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let draft_page = r.stdout;
+    let statuses = |html: &str| -> Vec<String> {
+        html.match_indices("data-status=\"")
+            .map(|(at, _)| {
+                let rest = &html[at + 13..];
+                rest[..rest.find('"').unwrap()].to_string()
+            })
+            .collect()
+    };
+    assert_eq!(statuses(&page), statuses(&draft_page));
+}
+
 #[test]
 fn the_mcp_verify_tool_takes_support() {
     let sb = ledger();

@@ -589,11 +589,19 @@ impl<'a> Visit<'a> for Summary<'a> {
 pub fn summarize(draft: &str) -> Summary<'_> {
     let mut summary = Summary::default();
     let outline = walk(draft, &mut summary);
-    summary.block = block(outline.tail);
-    summary.bibliography = outline.front.and_then(|f| f.bibliography);
-    summary.sections = outline.sections;
-    summary.unclosed_fence = outline.unclosed_fence;
+    summary.outline(outline);
     summary
+}
+
+impl<'a> Summary<'a> {
+    /// Takes in what the walk learned of the draft as a whole: the same for every reading
+    /// of it, so that a document `verify` reads one way is read so with `--support` too.
+    fn outline(&mut self, outline: Outline<'a>) {
+        self.block = block(outline.tail);
+        self.bibliography = outline.front.and_then(|f| f.bibliography);
+        self.sections = outline.sections;
+        self.unclosed_fence = outline.unclosed_fence;
+    }
 }
 
 /// [`summarize`], keeping the sentences that cite an id too, with their text: what
@@ -651,9 +659,7 @@ pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
     };
     let outline = walk(draft, &mut keep);
     let mut summary = keep.summary;
-    summary.block = block(outline.tail);
-    summary.sections = outline.sections;
-    summary.unclosed_fence = outline.unclosed_fence;
+    summary.outline(outline);
     (summary, keep.cited)
 }
 

@@ -443,3 +443,14 @@ fn cited_sentences_are_kept_with_what_opens_their_line() {
         ]
     );
 }
+
+/// A pandoc document's front matter names its bibliography for `verify --support` as for
+/// `verify`: the ids it cites as `[@sourceN]` are owed no Sources block either way.
+#[test]
+fn a_pandoc_document_is_summarized_alike_with_its_cited_sentences() {
+    let draft = "---\nbibliography: \"out.json\"\nlink-citations: true\n---\n\nIce floats on liquid water [@source1].\n";
+    let (summary, cited) = super::summarize_cited(draft);
+    assert_eq!(summary.bibliography, Some(2));
+    assert_eq!(summary, summarize(draft));
+    assert_eq!(cited.len(), 1);
+}
