@@ -71,7 +71,7 @@ fn a_drifted_figure_fails_naming_the_line_the_ids_and_what_the_page_says() {
     assert_eq!(code, 1, "{out}{err}");
     assert_eq!(
         err,
-        "FAIL: figure \"9%\" is on none of the pages cited ([1]) — [1] says \"8.5%\" in \"Ice is about 8.5% less dense than liquid water, which is …\" — write what the page says, or cite a page that says it (line 3)\n"
+        "FAIL: figure \"9%\" is on none of the pages cited ([1]) — [1] says \"8.5%\" in \"Ice is about 8.5% less dense than liquid water, which is …\" — write what the page says, or cite a page that says it (line 3) in sentence 1: \"Ice is about 9% less dense than liquid water.[1]\"\n"
     );
     assert!(
         out.starts_with("info: stats: 1 prose sentence(s), 1 with declared provenance (100%) — 1 cited, 0 tool-verified, 0 policy, 0 unverified; 1 distinct source(s) cited, 2 in ledger (0 with evidence quotes); support: 1 figure(s), date(s) and quoted phrase(s) checked in 1 cited sentence(s), 0 supported, 1 unsupported; 0 sentence(s) unchecked (no page text)\n"),
@@ -135,7 +135,10 @@ fn each_kind_of_drift_fails() {
             )),
             "{sentence}: {err}"
         );
-        assert!(err.ends_with("(line 3)\n"), "{err}");
+        assert!(
+            err.ends_with(&format!("(line 3) in sentence 1: \"{sentence}\"\n")),
+            "{err}"
+        );
     }
 }
 
@@ -150,7 +153,7 @@ fn a_missing_name_is_a_warning_and_strict_fails_it() {
     let (code, out, err) = verify(&sb, &path, &["--support"]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert!(
-        out.contains("warn: name(s) on none of the pages cited ([1]): \"Borg\" — check the spelling, or cite a page that names them (line 3)\n"),
+        out.contains("warn: name(s) on none of the pages cited ([1]): \"Borg\" — check the spelling, or cite a page that names them (line 3) in sentence 1: \"Dr. Anna Borg of the Nordic Institute measured the lake.[1]\"\n"),
         "{out}"
     );
     let (code, _, err) = verify(&sb, &path, &["--support", "--strict"]);
@@ -172,7 +175,7 @@ fn a_sentence_whose_sources_have_no_page_text_is_unchecked() {
     let (code, out, err) = verify(&sb, &path, &["--support"]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert!(
-        out.contains("warn: 1 cited sentence(s) not checked for support: no page text is stored for [2] — store each page's text with `cite add URL --snapshot PAGE` (or quote it with `cite quote ID --text \"WORDS\" --from PAGE`) (line 3)\n"),
+        out.contains("warn: 1 cited sentence(s) not checked for support: no page text is stored for [2] — store each page's text with `cite add URL --snapshot PAGE` (or quote it with `cite quote ID --text \"WORDS\" --from PAGE`) (line 3) in sentence 1: \"The other page says 42% of lakes froze.[2]\"\n"),
         "{out}"
     );
     assert!(
@@ -233,6 +236,8 @@ fn json_reports_each_cited_sentence() {
         support["sentences"][0],
         json!({
             "line": 3,
+            "index": 0,
+            "text": "Ice is about 9% less dense, says Anna Borg.[1]",
             "cited": [1],
             "checked": 1,
             "supported": 0,
@@ -251,13 +256,54 @@ fn json_reports_each_cited_sentence() {
     );
     assert_eq!(
         support["sentences"][1],
-        json!({"line": 4, "cited": [1], "checked": 1, "supported": 1, "unsupported": [], "unchecked": false})
+        json!({"line": 4, "index": 1, "text": "On 15 March 2024 it froze.[1]", "cited": [1],
+               "checked": 1, "supported": 1, "unsupported": [], "unchecked": false})
     );
     assert_eq!(
         support["sentences"][2],
-        json!({"line": 5, "cited": [2], "checked": 0, "supported": 0, "unsupported": [],
+        json!({"line": 5, "index": 2, "text": "A claim rests on nothing here.[2]", "cited": [2], "checked": 0, "supported": 0, "unsupported": [],
                "unchecked": true, "without_pages": [2]})
     );
+}
+
+/// Two failures in one paragraph each name their sentence, by number and text, in the
+/// message and in `--json`, where the number is the support report's `index`.
+#[test]
+fn two_failures_in_one_paragraph_name_their_sentences() {
+    let sb = ledger();
+    let path = draft(
+        &sb,
+        "report.md",
+        "# Ice\n\nIce floats on water. Ice is about 9% less dense than liquid water.[1] The lake froze on 16 March 2024.[1]\n",
+    );
+    let (code, _, err) = verify(&sb, &path, &["--support"]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].ends_with(
+            "(line 3) in sentence 2: \"Ice is about 9% less dense than liquid water.[1]\""
+        ),
+        "{err}"
+    );
+    assert!(
+        lines[1].ends_with("(line 3) in sentence 3: \"The lake froze on 16 March 2024.[1]\""),
+        "{err}"
+    );
+    let report = json_report(&sb, &path, &["--support"]);
+    let errors = report["errors"].as_array().unwrap();
+    assert_eq!(
+        errors[0]["sentences"],
+        json!([{"index": 1, "text": "Ice is about 9% less dense than liquid water.[1]"}])
+    );
+    assert_eq!(errors[1]["sentences"][0]["index"], 2);
+    assert_eq!(errors[0]["line"], errors[1]["line"]);
+    for (e, s) in errors
+        .iter()
+        .zip(report["support"]["sentences"].as_array().unwrap())
+    {
+        assert_eq!(e["sentences"][0]["index"], s["index"]);
+        assert_eq!(e["sentences"][0]["text"], s["text"]);
+    }
 }
 
 #[test]
@@ -330,7 +376,7 @@ fn quotes_and_their_pages_are_page_text_and_a_retracted_one_is_not() {
     assert_eq!(code, 1);
     assert_eq!(
         err,
-        "FAIL: figure \"5 percent\" is on none of the pages cited ([3]) — [3] says \"4 percent\" in \"Spending rose by 4 percent.\" — write what the page says, or cite a page that says it (line 3)\n"
+        "FAIL: figure \"5 percent\" is on none of the pages cited ([3]) — [3] says \"4 percent\" in \"Spending rose by 4 percent.\" — write what the page says, or cite a page that says it (line 3) in sentence 2: \"Spending rose by 5 percent.[3]\"\n"
     );
 }
 
@@ -364,7 +410,7 @@ The lake froze on 14 March 2024.[1]
     );
     assert_eq!(
         err,
-        "FAIL: date \"14 March 2024\" is on none of the pages cited ([1]) — [1] says \"15 March 2024\" in \"… is why it floats. The lake froze on 15 March 2024, when the air was at -12 °C, and 2.5 …\" — write what the page says, or cite a page that says it (line 4)\n"
+        "FAIL: date \"14 March 2024\" is on none of the pages cited ([1]) — [1] says \"15 March 2024\" in \"… is why it floats. The lake froze on 15 March 2024, when the air was at -12 °C, and 2.5 …\" — write what the page says, or cite a page that says it (line 4) in sentence 3: \"The lake froze on 14 March 2024.[1]\"\n"
     );
 }
 

@@ -64,8 +64,8 @@ pub use layout::Fence;
 pub use pandoc::{Converted, FrontMatterError, to_pandoc};
 pub use placed::{Mark, MarkKind, Placed, place};
 pub use verify::{
-    CitedEvidence, Counts, Finding, LedgerFacts, Report, Verification, VerifyOptions, verify,
-    verify_summary, verify_with_support,
+    CitedEvidence, Counts, Finding, LedgerFacts, Report, SentenceRef, Verification, VerifyOptions,
+    verify, verify_summary, verify_with_support,
 };
 
 /// A sentence with more citations than this draws a warning.
@@ -99,7 +99,7 @@ pub struct Summary<'a> {
     pub first_citation: Option<usize>,
     /// The generated Sources block the draft ends with, in any render style.
     pub block: Option<SourcesBlock<'a>>,
-    pub sentences: SentenceCounts,
+    pub sentences: SentenceCounts<'a>,
     /// Every place outside that block that shows an id with a URL (a hand-typed entry,
     /// `[N](URL)`, a BibTeX entry, in prose or code), in draft order.
     pub listed: Vec<BlockEntry<'a>>,
@@ -121,6 +121,36 @@ pub struct Summary<'a> {
     /// The line of the `bibliography` key of the draft's front matter: pandoc lists the
     /// ids cited as `[@sourceN]` from that file, so they need no Sources block.
     pub bibliography: Option<usize>,
+    /// Each id cited in a sentence, with the first sentence citing it.
+    pub cited_in: BTreeMap<u64, Named<'a>>,
+    /// How many of `notes` are before the sentence being read, their sentence found or
+    /// none to find.
+    #[serde(skip)]
+    placed_notes: usize,
+}
+
+/// A sentence a finding names: its number among the draft's sentences (from 0, in the
+/// order [`place`] gives them), and its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Named<'a> {
+    pub index: usize,
+    pub text: &'a str,
+}
+
+impl<'a> Sentence<'a> {
+    /// The sentence as a finding names it.
+    pub fn named(&self) -> Named<'a> {
+        Named {
+            index: self.index,
+            text: self.text,
+        }
+    }
+
+    /// Whether `part`, a slice of the draft, starts inside this sentence.
+    fn holds(&self, part: &str) -> bool {
+        let (at, from) = (part.as_ptr() as usize, self.text.as_ptr() as usize);
+        (from..from + self.text.len()).contains(&at)
+    }
 }
 
 /// The Sources headers of a draft (outside code).
@@ -154,6 +184,8 @@ pub struct Note<'a> {
     pub written: &'a str,
     /// What to do instead (`write [1][2]`), or the text as it should be written.
     pub fix: String,
+    /// The sentence it is in, when it is in one.
+    pub sentence: Option<Named<'a>>,
 }
 
 /// What is wrong with a marker a [`Note`] names.
@@ -172,7 +204,7 @@ pub enum NoteKind {
 
 /// The prose sentences of a draft, counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SentenceCounts {
+pub struct SentenceCounts<'a> {
     pub total: usize,
     /// With any well-formed marker.
     pub with_provenance: usize,
@@ -189,17 +221,28 @@ pub struct SentenceCounts {
     pub first_unverified: Option<usize>,
     /// The line of the first over-cited sentence.
     pub first_over_cited: Option<usize>,
+    /// The first [`LIST_AT_MOST`] sentences without provenance.
+    pub uncovered_sentences: Vec<Named<'a>>,
+    /// The first sentence marked `[unverified]`.
+    pub first_unverified_sentence: Option<Named<'a>>,
+    /// The first [`LIST_AT_MOST`] over-cited sentences.
+    pub over_cited_sentences: Vec<Named<'a>>,
 }
 
-impl SentenceCounts {
+impl<'a> SentenceCounts<'a> {
     /// Counts `s`.
-    pub fn add(&mut self, s: &Sentence<'_>) {
+    pub fn add(&mut self, s: &Sentence<'a>) {
         let line = Some(s.line);
         self.total += 1;
         if s.has_provenance() {
             self.with_provenance += 1;
-        } else if self.uncovered.last() != Some(&s.line) {
-            self.uncovered.push(s.line);
+        } else {
+            if self.uncovered.last() != Some(&s.line) {
+                self.uncovered.push(s.line);
+            }
+            if self.uncovered_sentences.len() < LIST_AT_MOST {
+                self.uncovered_sentences.push(s.named());
+            }
         }
         self.cited += usize::from(!s.cited.is_empty());
         self.tool += usize::from(s.tool);
@@ -207,10 +250,14 @@ impl SentenceCounts {
         if s.unverified {
             self.unverified += 1;
             self.first_unverified = self.first_unverified.or(line);
+            self.first_unverified_sentence = self.first_unverified_sentence.or(Some(s.named()));
         }
         if s.cited.len() > MAX_CITATIONS_PER_SENTENCE {
             self.over_cited += 1;
             self.first_over_cited = self.first_over_cited.or(line);
+            if self.over_cited_sentences.len() < LIST_AT_MOST {
+                self.over_cited_sentences.push(s.named());
+            }
         }
     }
 }
@@ -253,6 +300,8 @@ pub struct Sentence<'a> {
     pub text: &'a str,
     /// Line the sentence is on.
     pub line: usize,
+    /// Its number among the draft's sentences, from 0, in draft order.
+    pub index: usize,
     /// Ids of its well-formed `[N]` markers, in order.
     pub cited: Vec<u64>,
     /// Has a well-formed `[tool:NAME]`.
@@ -298,6 +347,7 @@ struct Outline<'a> {
 /// the prose (outside code, before the tail) for citations, malformed markers, raw URLs
 /// and sentences.
 fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
+    let v = &mut Numbered { v, next: 0 };
     let tail = blocks::tail(draft);
     let front = front::front_matter(draft);
     let front_end = front.as_ref().map_or(0, |f| f.last_line);
@@ -335,6 +385,39 @@ fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
         front,
         sections: headers.sections,
         unclosed_fence: lines.open_fence(),
+    }
+}
+
+/// Hands the walk's items on, numbering the sentences as they go by: every reading of a
+/// draft numbers them alike, so a finding's sentence is the report's.
+struct Numbered<'v, 'a> {
+    v: &'v mut dyn Visit<'a>,
+    next: usize,
+}
+
+impl<'a> Visit<'a> for Numbered<'_, 'a> {
+    fn citation(&mut self, c: Citation) {
+        self.v.citation(c);
+    }
+    fn sentence(&mut self, mut s: Sentence<'a>) {
+        s.index = self.next;
+        self.next += 1;
+        self.v.sentence(s);
+    }
+    fn listed(&mut self, entry: BlockEntry<'a>) {
+        self.v.listed(entry);
+    }
+    fn url(&mut self, url: &'a str, line: usize) {
+        self.v.url(url, line);
+    }
+    fn note(&mut self, note: Note<'a>) {
+        self.v.note(note);
+    }
+    fn marker(&mut self, line_start: usize, m: &markers::Marker) {
+        self.v.marker(line_start, m);
+    }
+    fn shown(&mut self, start: usize, end: usize, ids: &[u64]) {
+        self.v.shown(start, end, ids);
     }
 }
 
@@ -489,6 +572,7 @@ impl<'a> Prose<'a> {
                         kind: NoteKind::Glued,
                         written,
                         fix,
+                        sentence: None,
                     });
                 }
                 continue;
@@ -513,6 +597,7 @@ impl<'a> Prose<'a> {
                     kind: NoteKind::Malformed,
                     written: m.written,
                     fix: m.fix,
+                    sentence: None,
                 });
             }
         }
@@ -568,7 +653,7 @@ impl<'a> Visit<'a> for Summary<'a> {
         }
     }
     fn sentence(&mut self, s: Sentence<'a>) {
-        self.sentences.add(&s);
+        self.see(&s);
     }
     fn listed(&mut self, entry: BlockEntry<'a>) {
         self.listed.push(entry);
@@ -594,6 +679,26 @@ pub fn summarize(draft: &str) -> Summary<'_> {
 }
 
 impl<'a> Summary<'a> {
+    /// Counts `s`, and names it as the sentence of the notes in it and of the ids it is
+    /// the first to cite. A line's notes come before its sentences, in order.
+    fn see(&mut self, s: &Sentence<'a>) {
+        self.sentences.add(s);
+        for &id in &s.cited {
+            self.cited_in.entry(id).or_insert(s.named());
+        }
+        while let Some(note) = self.notes.get_mut(self.placed_notes) {
+            let later = note.line > s.line
+                || (note.line == s.line && note.written.as_ptr() >= s.text.as_ptr());
+            if s.holds(note.written) {
+                note.sentence = Some(s.named());
+            } else if later {
+                // A sentence still to come may hold it.
+                break;
+            }
+            self.placed_notes += 1;
+        }
+    }
+
     /// Takes in what the walk learned of the draft as a whole: the same for every reading
     /// of it, so that a document `verify` reads one way is read so with `--support` too.
     fn outline(&mut self, outline: Outline<'a>) {
@@ -624,7 +729,7 @@ pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
             self.summary.citation(c);
         }
         fn sentence(&mut self, mut s: Sentence<'a>) {
-            self.summary.sentences.add(&s);
+            self.summary.see(&s);
             let start = s.text.as_ptr() as usize - self.draft.as_ptr() as usize;
             let end = start + s.text.len();
             let line_start = self.draft[..start].rfind('\n').map_or(0, |i| i + 1);

@@ -149,6 +149,7 @@ fn spaced_note(text: &str, punct: usize, end: usize, marker_end: usize, line: us
         kind: NoteKind::Spaced,
         written: &text[word..marker_end],
         fix: format!("{}{marks}", &text[word..end]),
+        sentence: None,
     }
 }
 
@@ -170,6 +171,8 @@ fn push<'a>(
     let mut sentence = Sentence {
         text: trimmed,
         line,
+        // Numbered by the walk.
+        index: 0,
         cited: Vec::new(),
         tool: false,
         policy: false,
@@ -422,6 +425,7 @@ mod tests {
                 kind: NoteKind::Spaced,
                 written: "wavelength. [1][2]",
                 fix: "wavelength.[1][2]".into(),
+                sentence: None,
             }]
         );
         // At the end of a line too; not when something is glued to the marker.

@@ -185,10 +185,12 @@ pub fn html(page: &Page<'_>) -> String {
         .map(|s| s.sentences.iter().collect())
         .unwrap_or_default();
     let marked = mark_sentences(page, &placed.sentences, &support);
-    // Where a finding's line goes: the first sentence on it.
+    // Where a finding goes: its sentences, else the first sentence on its line.
     let mut by_line: HashMap<usize, &str> = HashMap::new();
+    let mut by_index: HashMap<usize, (usize, &str)> = HashMap::new();
     for (m, (_, s)) in marked.iter().zip(&placed.sentences) {
         by_line.entry(s.line).or_insert(&m.anchor);
+        by_index.insert(s.index, (s.line, &m.anchor));
     }
     // Where each id is cited, for the card's back links.
     let mut cited_at: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
@@ -217,7 +219,7 @@ pub fn html(page: &Page<'_>) -> String {
 
     let mut out = String::with_capacity(draft.len() * 2 + 16 * 1024);
     head(&mut out, page);
-    summary(&mut out, page, &marked, &by_line);
+    summary(&mut out, page, &marked, &by_line, &by_index);
     out.push_str("<main>\n<article class=\"draft\" aria-label=\"The draft\">\n");
     let body = &draft[placed.front_end..placed.tail.max(placed.front_end)];
     body_html(
@@ -252,33 +254,16 @@ fn mark_sentences(
     support: &[&SentenceSupport],
 ) -> Vec<Marked> {
     let known = |id: u64| page.cards.get(&id).is_some_and(|c| c.source.is_some());
+    let support: HashMap<usize, &SentenceSupport> = support.iter().map(|s| (s.index, *s)).collect();
     let mut out = Vec::with_capacity(sentences.len());
-    let mut next_support = 0;
-    let mut on_line: (usize, usize) = (0, 0);
     for (at, s) in sentences {
-        on_line = if on_line.0 == s.line {
-            (s.line, on_line.1 + 1)
-        } else {
-            (s.line, 1)
-        };
-        let anchor = format!("s-{}-{}", s.line, on_line.1);
+        let anchor = anchor(s.index);
         let mut why = Vec::new();
         let unknown: Vec<u64> = s.cited.iter().copied().filter(|&id| !known(id)).collect();
         if !unknown.is_empty() {
             why.push(format!("{} not in the ledger", ids_shown(&unknown)));
         }
-        // The support check lists the sentences citing a known id, in draft order.
-        let checked = if s.cited.iter().any(|&id| known(id)) {
-            match support.get(next_support) {
-                Some(sup) if sup.line == s.line => {
-                    next_support += 1;
-                    Some(*sup)
-                }
-                _ => None,
-            }
-        } else {
-            None
-        };
+        let checked = support.get(&s.index).copied();
         let mut failing = !unknown.is_empty();
         let mut supported = false;
         if let Some(sup) = checked {
@@ -332,6 +317,12 @@ fn mark_sentences(
     out
 }
 
+/// The anchor of the sentence numbered `index`: `s-N`, N counted from 1 as a finding
+/// names it (`in sentence N`).
+fn anchor(index: usize) -> String {
+    format!("s-{}", index + 1)
+}
+
 fn ids_shown(ids: &[u64]) -> String {
     let list: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
     list.join(", ")
@@ -355,7 +346,13 @@ fn head(out: &mut String, page: &Page<'_>) {
 }
 
 /// The verdict, the counts, the legend and the findings.
-fn summary(out: &mut String, page: &Page<'_>, marked: &[Marked], by_line: &HashMap<usize, &str>) {
+fn summary(
+    out: &mut String,
+    page: &Page<'_>,
+    marked: &[Marked],
+    by_line: &HashMap<usize, &str>,
+    by_index: &HashMap<usize, (usize, &str)>,
+) {
     let v = page.verification;
     let r = &v.report;
     let (verdict, class, icon) = if v.passed() {
@@ -412,18 +409,39 @@ fn summary(out: &mut String, page: &Page<'_>, marked: &[Marked], by_line: &HashM
                 lines.extend(f.line);
             }
             let _ = write!(out, "<li data-finding=\"{class}\">{}", esc(&f.message));
-            for line in lines.iter().take(draft::LIST_AT_MOST) {
-                match by_line.get(line) {
-                    Some(anchor) => {
-                        let _ = write!(out, " <a href=\"#{anchor}\">line {line}</a>");
-                    }
-                    None => {
-                        let _ = write!(out, " (line {line})");
+            // A finding about sentences links to each; another to its lines.
+            let linked: Vec<(usize, usize, &str)> = f
+                .sentences
+                .iter()
+                .filter_map(|s| by_index.get(&s.index).map(|&(l, a)| (s.index, l, a)))
+                .collect();
+            for &(index, line, anchor) in &linked {
+                let _ = write!(
+                    out,
+                    " <a href=\"#{anchor}\" data-sentence=\"{}\">line {line}, sentence {}</a>",
+                    index + 1,
+                    index + 1
+                );
+            }
+            if linked.is_empty() {
+                for line in lines.iter().take(draft::LIST_AT_MOST) {
+                    match by_line.get(line) {
+                        Some(anchor) => {
+                            let _ = write!(out, " <a href=\"#{anchor}\">line {line}</a>");
+                        }
+                        None => {
+                            let _ = write!(out, " (line {line})");
+                        }
                     }
                 }
             }
-            if lines.len() > draft::LIST_AT_MOST {
-                let _ = write!(out, " and {} more", lines.len() - draft::LIST_AT_MOST);
+            let shown = if linked.is_empty() {
+                draft::LIST_AT_MOST
+            } else {
+                linked.len()
+            };
+            if lines.len() > shown {
+                let _ = write!(out, " and {} more", lines.len() - shown);
             }
             out.push_str("</li>\n");
         }

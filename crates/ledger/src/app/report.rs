@@ -423,6 +423,7 @@ fn support(
         .filter(|(_, ids)| !ids.is_empty())
         .map(|(s, ids)| support::Cited {
             line: s.line,
+            index: s.index,
             text: s.text,
             ids,
             ..Default::default()
