@@ -306,6 +306,63 @@ fn two_failures_in_one_paragraph_name_their_sentences() {
     }
 }
 
+/// A table row that cites is checked against the pages it cites, with the table's
+/// header handed over; rows are still no prose sentences for coverage.
+#[test]
+fn a_table_row_that_cites_is_checked() {
+    let sb = Sandbox::new();
+    let page = sb.file(
+        "funds.md",
+        "Yields at the close of May.\n\n| Fund | Yield |\n|---|---|\n| Alpha | 3.85% |\n| Beta | 4.10% |\n",
+    );
+    sb.ok(&[
+        "add",
+        "https://funds.example/may",
+        "--snapshot",
+        page.to_str().unwrap(),
+    ]);
+    let body = "# Funds\n\nThe yields at the close of May were these.[1]\n\n\
+| Fund | Yield |\n|---|---|\n| Alpha | 3.95% [1] |\n| Beta | 4.10% |[1]\n| Gamma | 9.99% |\n";
+    let path = draft(&sb, "funds-draft.md", body);
+    let (code, out, err) = verify(&sb, &path, &["--support"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(
+            "FAIL: figure \"3.95%\" is on none of the pages cited ([1]) — [1] says \"3.85%\""
+        ),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("(line 7) in sentence 2, a table row: \"| Alpha | 3.95% [1] |\"\n"),
+        "{err}"
+    );
+    // One prose sentence for coverage; three cited things checked, the rows among them.
+    assert!(
+        out.starts_with("info: stats: 1 prose sentence(s), 1 with declared provenance (100%)"),
+        "{out}"
+    );
+    let report = json_report(&sb, &path, &["--support"]);
+    let rows: Vec<(&Value, &Value)> = report["support"]["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (&s["index"], &s["text"]))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                &json!(0),
+                &json!("The yields at the close of May were these.[1]")
+            ),
+            (&json!(1), &json!("| Alpha | 3.95% [1] |")),
+            (&json!(2), &json!("| Beta | 4.10% |[1]")),
+        ]
+    );
+    assert_eq!(report["errors"][0]["sentences"][0]["row"], true);
+}
+
 #[test]
 fn verify_without_support_is_unchanged() {
     let sb = ledger();

@@ -23,7 +23,8 @@
 //! - `markers`: the well-formed `[N]` / `[@sourceN]` / `[tool:NAME]` / `[policy]` /
 //!   `[unverified]` markers — the one rule for what a citation is — and the malformed
 //!   ones.
-//! - `sentences`: prose lines into sentences of 4+ words.
+//! - `sentences`: prose lines into sentences of 4+ words; table rows that cite, which
+//!   `--support` checks and coverage does not count.
 //! - `verify`: the checks, their wording and order, and the report.
 //! - `pandoc`: a draft as a pandoc document (`cite convert`): `[N]` become `[@sourceN]`.
 //! - `placed`: where each sentence and marker stands, for what shows the draft (the HTML
@@ -294,14 +295,22 @@ pub struct BlockEntry<'a> {
     pub line: usize,
 }
 
-/// A prose sentence and the provenance it declares.
+/// A prose sentence, or a table row that cites, and the provenance it declares.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Sentence<'a> {
     pub text: &'a str,
     /// Line the sentence is on.
     pub line: usize,
-    /// Its number among the draft's sentences, from 0, in draft order.
+    /// Its number among the draft's sentences and cited table rows, from 0, in draft
+    /// order.
     pub index: usize,
+    /// A row of a table, not a prose sentence: checked against the pages it cites, not
+    /// counted for coverage (SPEC).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub row: bool,
+    /// For a row, its table's header row, when the table has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<&'a str>,
     /// Ids of its well-formed `[N]` markers, in order.
     pub cited: Vec<u64>,
     /// Has a well-formed `[tool:NAME]`.
@@ -323,6 +332,8 @@ impl Sentence<'_> {
 pub(crate) trait Visit<'a> {
     fn citation(&mut self, c: Citation);
     fn sentence(&mut self, s: Sentence<'a>);
+    /// A table row with a well-formed citation (`row` set).
+    fn row(&mut self, _row: Sentence<'a>) {}
     /// A place outside the generated block that shows an id with a URL.
     fn listed(&mut self, _entry: BlockEntry<'a>) {}
     /// A URL shown with no id.
@@ -353,9 +364,11 @@ fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
     let front_end = front.as_ref().map_or(0, |f| f.last_line);
     let mut headers = Headers::default();
     let mut prose = Prose {
+        draft,
         spans: inline::Spans::new(draft, tail.offset),
         code: Vec::new(),
         shown: Vec::new(),
+        table: None,
     };
     // The last line of a BibTeX entry read ahead.
     let mut skip_to = 0;
@@ -403,6 +416,11 @@ impl<'a> Visit<'a> for Numbered<'_, 'a> {
         s.index = self.next;
         self.next += 1;
         self.v.sentence(s);
+    }
+    fn row(&mut self, mut row: Sentence<'a>) {
+        row.index = self.next;
+        self.next += 1;
+        self.v.row(row);
     }
     fn listed(&mut self, entry: BlockEntry<'a>) {
         self.v.listed(entry);
@@ -514,11 +532,15 @@ fn bib_entry<'a>(
 /// Reads the lines before the tail, and what they hold, with buffers reused from line to
 /// line.
 struct Prose<'a> {
+    draft: &'a str,
     spans: inline::Spans<'a>,
     /// The inline code spans of the current line.
     code: Vec<(usize, usize)>,
     /// The URLs the current line shows with an id.
     shown: Vec<&'a str>,
+    /// The table the lines before this one are rows of, with its header row if it has
+    /// one.
+    table: Option<Option<&'a str>>,
 }
 
 impl<'a> Prose<'a> {
@@ -535,6 +557,10 @@ impl<'a> Prose<'a> {
                 let url = Cow::Borrowed(url);
                 v.listed(BlockEntry { id, url, line: n });
             }
+        }
+        let row = !line.code && text.trim_start().starts_with('|');
+        if !row {
+            self.table = None;
         }
         if line.code {
             return;
@@ -601,8 +627,46 @@ impl<'a> Prose<'a> {
                 });
             }
         }
-        sentences::split_line(text, n, code, v);
+        if row {
+            self.row(line, v);
+        } else {
+            sentences::split_line(text, n, code, v);
+        }
     }
+
+    /// Hands `line`, a table row, to `v` if it cites: a table's first line is its header
+    /// when a delimiter row (`|---|:--:|`) follows it, and the delimiter row is no row.
+    fn row(&mut self, line: &layout::Line<'a>, v: &mut dyn Visit<'a>) {
+        let text = line.text.trim();
+        let header = match self.table {
+            Some(header) => {
+                if delimiter_row(text) {
+                    return;
+                }
+                header
+            }
+            None => {
+                let after = line.start + line.text.len();
+                let next = self.draft[after..].split('\n').nth(1).map(layout::text_of);
+                if next.is_some_and(|l| delimiter_row(l.trim())) {
+                    self.table = Some(Some(text));
+                    return;
+                }
+                self.table = Some(None);
+                None
+            }
+        };
+        sentences::row(line.text, line.number, header, &self.code, v);
+    }
+}
+
+/// A table's delimiter row: pipes, dashes, colons and blanks, a dash among them.
+fn delimiter_row(text: &str) -> bool {
+    text.starts_with('|')
+        && text.contains('-')
+        && text
+            .chars()
+            .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
 }
 
 /// The Sources block a tail holds: a header, or a headerless footnote or BibTeX block
@@ -655,6 +719,9 @@ impl<'a> Visit<'a> for Summary<'a> {
     fn sentence(&mut self, s: Sentence<'a>) {
         self.see(&s);
     }
+    fn row(&mut self, row: Sentence<'a>) {
+        self.see(&row);
+    }
     fn listed(&mut self, entry: BlockEntry<'a>) {
         self.listed.push(entry);
     }
@@ -679,10 +746,13 @@ pub fn summarize(draft: &str) -> Summary<'_> {
 }
 
 impl<'a> Summary<'a> {
-    /// Counts `s`, and names it as the sentence of the notes in it and of the ids it is
-    /// the first to cite. A line's notes come before its sentences, in order.
+    /// Counts `s` (a row is not counted), and names it as the sentence of the notes in
+    /// it and of the ids it is the first to cite. A line's notes come before its
+    /// sentences, in order.
     fn see(&mut self, s: &Sentence<'a>) {
-        self.sentences.add(s);
+        if !s.row {
+            self.sentences.add(s);
+        }
         for &id in &s.cited {
             self.cited_in.entry(id).or_insert(s.named());
         }
@@ -709,9 +779,9 @@ impl<'a> Summary<'a> {
     }
 }
 
-/// [`summarize`], keeping the sentences that cite an id too, with their text: what
-/// `verify --support` checks against the pages they cite. Only those are kept, each a
-/// slice of the draft and its ids.
+/// [`summarize`], keeping the sentences and table rows that cite an id too, with their
+/// text: what `verify --support` checks against the pages they cite. Only those are
+/// kept, each a slice of the draft and its ids.
 ///
 /// A cited sentence's text takes in what opens its line before it and is too short to
 /// be a sentence (`On Sept.` of `On Sept. 6, 2022 the bank moved.[1]`, split at the
@@ -745,6 +815,10 @@ pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
                 s.text = &self.draft[at..end];
             }
             self.cited.push(s);
+        }
+        fn row(&mut self, row: Sentence<'a>) {
+            self.summary.see(&row);
+            self.cited.push(row);
         }
         fn listed(&mut self, entry: BlockEntry<'a>) {
             self.summary.listed(entry);

@@ -426,6 +426,7 @@ fn support(
             index: s.index,
             text: s.text,
             ids,
+            header: s.header,
             ..Default::default()
         })
         .collect();
