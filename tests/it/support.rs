@@ -363,6 +363,41 @@ fn a_table_row_that_cites_is_checked() {
     assert_eq!(report["errors"][0]["sentences"][0]["row"], true);
 }
 
+/// A sentence that declares a tool (`[tool:NAME]`) as well as its pages says its figures
+/// are the tool's work: they are counted, not checked, and the stats line and `--json`
+/// say so; its quoted phrases and names are still the page's.
+#[test]
+fn a_tools_figures_are_counted_not_checked() {
+    let sb = ledger();
+    let path = draft(
+        &sb,
+        "report.md",
+        "# Ice\n\nAcross the 30 days that is 83.3 million litres a day.[1][tool:python]\n",
+    );
+    let (code, out, err) = verify(&sb, &path, &["--support", "--strict"]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert!(
+        out.starts_with("info: stats: 1 prose sentence(s), 1 with declared provenance (100%) — 1 cited, 1 tool-verified,"),
+        "{out}"
+    );
+    assert!(
+        out.contains("support: 0 figure(s), date(s) and quoted phrase(s) checked in 1 cited sentence(s), 0 supported, 0 unsupported; 0 sentence(s) unchecked (no page text); 2 figure(s) from tools, not checked\n"),
+        "{out}"
+    );
+    let report = json_report(&sb, &path, &["--support"]);
+    assert_eq!(report["support"]["tool_figures"], 2);
+    assert_eq!(report["support"]["sentences"][0]["tool_figures"], 2);
+    // Without the tool's marker, the same figures are the page's, and fail.
+    let path = draft(
+        &sb,
+        "plain.md",
+        "# Ice\n\nAcross the 30 days that is 83.3 million litres a day.[1]\n",
+    );
+    let (code, _, err) = verify(&sb, &path, &["--support"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("FAIL: figure \"83.3 million\""), "{err}");
+}
+
 #[test]
 fn verify_without_support_is_unchanged() {
     let sb = ledger();

@@ -994,6 +994,12 @@ impl<'s, 'a> Check<'s, 'a> {
             if s.names_missing > 0 {
                 stats.push_str(&format!(", {} name(s) on no cited page", s.names_missing));
             }
+            if s.tool_figures > 0 {
+                stats.push_str(&format!(
+                    "; {} figure(s) from tools, not checked",
+                    s.tool_figures
+                ));
+            }
         }
         Report {
             stats,

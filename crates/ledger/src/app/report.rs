@@ -427,7 +427,7 @@ fn support(
             text: s.text,
             ids,
             header: s.header,
-            ..Default::default()
+            tool: s.tool,
         })
         .collect();
     support::check(&cited, &mut pages)
