@@ -64,6 +64,7 @@ pub use front::FrontMatter;
 pub use layout::Fence;
 pub use pandoc::{Converted, FrontMatterError, to_pandoc};
 pub use placed::{Mark, MarkKind, Placed, place};
+pub(crate) use verify::About;
 pub use verify::{
     CitedEvidence, Counts, Finding, LedgerFacts, Report, SentenceRef, Verification, VerifyOptions,
     verify, verify_summary, verify_with_support,

@@ -100,9 +100,11 @@ pub struct Finding {
 /// What the sentences a finding names are to it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum About {
-    /// They are what is wrong (a marker, an id the ledger lacks, too many citations).
+    /// They are what is wrong (a marker, too many citations).
     #[default]
     Fault,
+    /// They cite ids the ledger lacks (each the first to cite one).
+    Ids,
     /// What the support check found in them (a figure no page has, a name, no page
     /// text): its report says more of each than the finding.
     Support,
@@ -470,7 +472,7 @@ impl<'s, 'a> Check<'s, 'a> {
         let line = self.first_line(&unknown);
         let sentences = self.citing(&unknown);
         self.errors
-            .push(Finding::at(message, line).about(About::Fault, sentences));
+            .push(Finding::at(message, line).about(About::Ids, sentences));
     }
 
     /// Cited ids the ledger has, with no block listing anything (as in `sources.py`, a
