@@ -652,6 +652,23 @@ fn the_mcp_report_tool_gives_the_page_the_cli_writes() {
     assert_eq!(meta["mime_type"], "text/html");
     assert_eq!(meta["bytes"], html.len());
     assert_eq!(meta["passed"], false, "{meta}");
+    // The verdict the page shows, counted as it marks the draft.
+    assert_eq!(meta["failing_sentences"], 2, "{meta}");
+    assert_eq!(
+        meta["verdict"].as_str().unwrap(),
+        format!(
+            "verification failed: 2 failing sentence(s) and {} failure(s) of the draft as a whole",
+            meta["draft_failures"]
+        ),
+        "{meta}"
+    );
+    assert_eq!(
+        meta["failing_sentences"],
+        attrs(&html, "data-status")
+            .iter()
+            .filter(|s| **s == "failing")
+            .count()
+    );
     let text = std::fs::read_to_string(&draft).unwrap();
     let (given, _) = srv.ok("report", serde_json::json!({"draft": text}));
     assert_eq!(attrs(&given, "data-status"), attrs(&html, "data-status"));

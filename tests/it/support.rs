@@ -616,6 +616,18 @@ fn the_mcp_verify_tool_takes_support() {
         structured["support"]["sentences"][0]["unsupported"][0]["closest"]["written"],
         "8.5%"
     );
+    // The finding names its sentence, as the support report numbers it.
+    assert_eq!(
+        structured["errors"][0]["sentences"],
+        json!([{"index": 0, "text": "Ice is about 9% less dense than liquid water.[1]"}])
+    );
+    assert_eq!(structured["support"]["sentences"][0]["index"], 0);
+    assert!(
+        out.contains(
+            "(line 3) in sentence 1: \"Ice is about 9% less dense than liquid water.[1]\""
+        ),
+        "{out}"
+    );
     // Without it, the answer has no support and the draft passes.
     let (out, structured) = server.ok("verify", json!({"draft": text}));
     assert!(out.ends_with("citations OK"), "{out}");
