@@ -76,15 +76,7 @@ pub fn run(env: &mut Env<'_>, args: &Args) -> Result<(), CliError> {
         made: &made,
         command: &command,
     };
-    let (page, verified) = html::html(&view, &request)?;
-    let verdict = if verified.passed() {
-        "citations OK".to_string()
-    } else {
-        format!(
-            "verification failed ({} failure(s), shown in the report)",
-            verified.report.errors.len()
-        )
-    };
+    let (page, verified, verdict) = html::html(&view, &request)?;
     match output {
         None => {
             env.out.write_all(page.as_bytes())?;

@@ -35,7 +35,14 @@ $5bn, 1,000, 85–90°F), dates (2024-03-15, March 15, 2024, 15.03.2024, March 2
 has instead. The pages are the stored page texts (`cite add URL --snapshot PAGE`, `cite quote
 … --from PAGE`, `cite ingest`) and quotes of the cited ids. Names no cited page uses are
 warnings, and so are sentences whose sources have no page text (not checked). It checks
-words, not meaning: a negation, or a figure the page has in another sense, passes.";
+words, not meaning: a negation, or a figure the page has in another sense, passes.
+
+Table rows that cite are checked too (coverage does not count them); the figures of a
+sentence that also names a tool (`…[1][tool:python]`) are the tool's: counted, not checked.
+A finding about a sentence names it after its line: `(line 13) in sentence 4: \"…\"`, and
+`--json` gives its `sentences` (index from 0, text). A document made by `cite convert --to
+pandoc` is checked as its draft: its `[@sourceN]` citations and the bibliography its front
+matter names need no Sources block.";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

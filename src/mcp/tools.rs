@@ -746,13 +746,16 @@ pub fn report(ledger: &Ledger, ctx: &Context, files: &Files, p: ReportParams) ->
         made: &made,
         command: &command,
     };
-    let (html, verified) = cite_ledger::app::html::html(&view, &request)?;
+    let (html, verified, verdict) = cite_ledger::app::html::html(&view, &request)?;
     let output = ReportOutput {
         mime_type: "text/html",
         bytes: html.len(),
         passed: verified.passed(),
+        verdict: verdict.to_string(),
         stats: verified.report.stats.clone(),
         failures: verified.report.errors.len(),
+        failing_sentences: verdict.failing_sentences,
+        draft_failures: verdict.draft_failures,
         warnings: verified.report.warnings.len(),
     };
     done(html, &output)
@@ -767,9 +770,16 @@ pub struct ReportOutput {
     pub bytes: usize,
     /// Whether `verify` with the same options passes.
     pub passed: bool,
+    /// The page's verdict: `citations OK`, or what fails, counted as the page marks it.
+    pub verdict: String,
     /// `verify`'s stats line.
     pub stats: String,
+    /// `verify`'s failures (under `strict`, its warnings among them).
     pub failures: usize,
+    /// Sentences (and table rows) the page marks failing.
+    pub failing_sentences: usize,
+    /// Failures about the draft as a whole, no sentence's.
+    pub draft_failures: usize,
     pub warnings: usize,
 }
 

@@ -1,8 +1,9 @@
 // Opens a `cite report` HTML file in headless Chromium and reports, as one JSON object on
 // stdout, what a reader finds: where each citation link lands, whether its preview shows
-// on keyboard focus, the sentence statuses, every request the page made, and how much the
-// screenshots at desktop and phone widths vary. The Rust test (tests/it/report.rs)
-// asserts on it.
+// on keyboard focus, the sentence statuses and what the legend and the banner count,
+// where each finding's link lands and the sentence there, the text each sentence's marks
+// hold, every request the page made, and how much the screenshots at desktop and phone
+// widths vary. The Rust test (tests/it/report.rs) asserts on it.
 //
 // Usage: node check.mjs REPORT.html OUT_DIR   (env CHROMIUM: the browser, else
 // /usr/bin/chromium)
@@ -70,6 +71,63 @@ try {
     ...new Set(els.map((e) => e.getAttribute("data-status"))),
   ]);
 
+  // Each sentence as the reader sees it: its badge (status, icon and word, computed
+  // underline of its text) and the text of every piece marked with its number.
+  const sentences = await page.evaluate(() =>
+    [...document.querySelectorAll(".badge[data-s]")].map((b) => {
+      const n = b.getAttribute("data-s");
+      const pieces = [...document.querySelectorAll(`.s[data-s="${n}"]`)];
+      const style = pieces.length ? getComputedStyle(pieces[0]) : null;
+      return {
+        n: Number(n),
+        status: b.getAttribute("data-status"),
+        icon: b.querySelector("[aria-hidden]").textContent,
+        word: b.querySelector(".word")?.textContent ?? "",
+        text: pieces.map((p) => p.textContent).join(""),
+        underline: style ? style.textDecorationStyle + " " + style.textDecorationLine : "",
+      };
+    }),
+  );
+  const legend = await page.$$eval("[data-legend-count]", (els) =>
+    Object.fromEntries(els.map((e) => [e.getAttribute("data-legend-count"), Number(e.textContent)])),
+  );
+  const banner = await page.$$eval("[data-count]", (els) =>
+    Object.fromEntries(els.map((e) => [e.getAttribute("data-count"), Number(e.textContent)])),
+  );
+
+  // Every finding's link, followed from the keyboard: where it lands, and the sentence
+  // there.
+  const findingLinks = await page.$$eval("li[data-finding] a", (as) =>
+    as.map((a) => ({
+      href: a.getAttribute("href"),
+      sentence: a.getAttribute("data-sentence"),
+      kind: a.closest("li").getAttribute("data-finding"),
+      scope: a.closest("li").getAttribute("data-scope"),
+    })),
+  );
+  const findings = [];
+  for (let i = 0; i < findingLinks.length; i++) {
+    await page.evaluate((i) => document.querySelectorAll("li[data-finding] a")[i].focus(), i);
+    await page.keyboard.press("Enter");
+    const landed = await page.evaluate(() => {
+      const target = document.querySelector(decodeURIComponent(location.hash) || "#none");
+      if (!target) return { hash: location.hash, target: null, inView: false };
+      const box = target.getBoundingClientRect();
+      return {
+        hash: location.hash,
+        target: target.id,
+        s: target.getAttribute("data-s"),
+        status: target.getAttribute("data-status"),
+        inView: box.top < window.innerHeight && box.bottom > 0,
+      };
+    });
+    findings.push({ ...findingLinks[i], ...landed });
+    await page.evaluate(() => {
+      history.replaceState(null, "", location.pathname);
+      window.scrollTo(0, 0);
+    });
+  }
+
   // Screenshots at desktop and phone widths, and the page printed to PDF.
   const shots = {};
   await page.screenshot({ path: join(outDir, "desktop.png"), fullPage: false });
@@ -103,7 +161,21 @@ try {
     }, png);
   }
   process.stdout.write(
-    JSON.stringify({ url, links: links.length, landings, statuses, requests, cspViolations, shots, overflow, pdfBytes: pdf.length }),
+    JSON.stringify({
+      url,
+      links: links.length,
+      landings,
+      statuses,
+      sentences,
+      legend,
+      banner,
+      findings,
+      requests,
+      cspViolations,
+      shots,
+      overflow,
+      pdfBytes: pdf.length,
+    }),
   );
 } finally {
   await browser.close();

@@ -119,7 +119,7 @@ This line has no provenance at all.\n\
     assert_eq!(
         err,
         format!(
-            "FAIL: citations not in the ledger (hallucinated or renumbered): [7] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {ledger}) (line 4)\n\
+            "FAIL: citations not in the ledger (hallucinated or renumbered): [7] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {ledger}) (line 4) in sentence 3: \"A hallucinated claim appears here.[7]\"\n\
              FAIL: cited but absent from the Sources block: [2] — run `cite render --replace-in {path}` (line 3)\n\
              FAIL: Sources block lists [9], which is not in the ledger — run `cite render --replace-in {path}` (line 11)\n\
              FAIL: Sources block URL for [1] does not match the ledger (block: https://wrong.example/p / ledger: https://s1.example/p) — re-run `render`: `cite render --replace-in {path}` (line 9)\n\
@@ -262,7 +262,7 @@ fn strict_names_each_warning_that_fails_it() {
     assert_eq!(
         err,
         "FAIL: listed in Sources but never cited inline: [2] (line 7)\n\
-         FAIL: 1 sentence(s) carry more than 3 citations (line 1)\n"
+         FAIL: 1 sentence(s) carry more than 3 citations (line 1) in sentence 2: \"Listed twice as well.[1][1][1][1]\"\n"
     );
     assert!(
         out.contains("warn: listed in Sources but never cited inline: [2] (line 7)\n"),
@@ -650,12 +650,12 @@ fn a_citation_glued_to_a_word_is_rendered_checked_and_counted() {
     );
     assert!(out.contains("; 3 distinct source(s) cited"), "{out}");
     assert!(
-        out.contains("\nwarn: citation glued to a word: \"carmakers[2].\" — write \"carmakers.[2]\" (line 1)\n"),
+        out.contains("\nwarn: citation glued to a word: \"carmakers[2].\" — write \"carmakers.[2]\" (line 1) in sentence 1: \"Solid-state batteries are tested by several carmakers[2].\"\n"),
         "{out}"
     );
     assert!(
         out.contains(
-            "\nwarn: citation glued to a word: \"lot[2][3].\" — write \"lot.[2][3]\" (line 1)\n"
+            "\nwarn: citation glued to a word: \"lot[2][3].\" — write \"lot.[2][3]\" (line 1) in sentence 3: \"It helps a lot[2][3].\"\n"
         ),
         "{out}"
     );
@@ -1123,11 +1123,11 @@ A policy is stated here.[[policy]]
     assert_eq!(code, 1, "{out}");
     let warns: Vec<&str> = out.lines().filter(|l| l.starts_with("warn: ")).collect();
     for expected in [
-        "warn: malformed marker [1, 2] gives no provenance — write [1][2] (line 1)",
-        "warn: malformed marker [tool: python] gives no provenance — write [tool:python] (line 2)",
-        "warn: malformed marker [tool:] gives no provenance — write [tool:NAME], NAME the tool you ran (line 3)",
-        "warn: marker after a space: \"wavelength. [1]\" — write \"wavelength.[1]\" (line 4)",
-        "warn: malformed marker [[policy]] gives no provenance — write [policy] (line 5)",
+        "warn: malformed marker [1, 2] gives no provenance — write [1][2] (line 1) in sentence 1: \"A claim backed by two sources.[1, 2]\"",
+        "warn: malformed marker [tool: python] gives no provenance — write [tool:python] (line 2) in sentence 2: \"We ran the converter on it.[tool: python]\"",
+        "warn: malformed marker [tool:] gives no provenance — write [tool:NAME], NAME the tool you ran (line 3) in sentence 3: \"We ran another tool on it.[tool:]\"",
+        "warn: marker after a space: \"wavelength. [1]\" — write \"wavelength.[1]\" (line 4) in sentence 4: \"The light has a longer wavelength. [1]\"",
+        "warn: malformed marker [[policy]] gives no provenance — write [policy] (line 5) in sentence 5: \"A policy is stated here.[[policy]]\"",
     ] {
         assert!(warns.contains(&expected), "{expected}\n{out}");
     }
@@ -1193,7 +1193,7 @@ fn every_fail_says_what_to_run() {
     let (code, _, err, _) = verify_file(&sb, "draft.md", "Ice floats on liquid water.[42]\n", &[]);
     assert_eq!(code, 1);
     assert!(
-        err.contains(&format!("FAIL: citations not in the ledger (hallucinated or renumbered): [42] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {ledger_path}) (line 1)\n")),
+        err.contains(&format!("FAIL: citations not in the ledger (hallucinated or renumbered): [42] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {ledger_path}) (line 1) in sentence 1: \"Ice floats on liquid water.[42]\"\n")),
         "{err}"
     );
     // An id of an earlier epoch: say so, and how to verify against it.

@@ -231,7 +231,7 @@ fn an_id_the_ledger_lacks_fails_every_command_that_would_drop_it() {
     assert_eq!(
         out.stderr,
         format!(
-            "FAIL: citations not in the ledger (hallucinated or renumbered): [42] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {}) (line 1)\nFAIL: draft cites sources but has no `Sources:` block — run `cite render --replace-in {path}` (line 1)\n",
+            "FAIL: citations not in the ledger (hallucinated or renumbered): [42] — remove them, or register each page with `cite add URL` and cite the id it prints (ledger: {}) (line 1) in sentence 2: \"An invented claim stands here.[42]\"\nFAIL: draft cites sources but has no `Sources:` block — run `cite render --replace-in {path}` (line 1)\n",
             sb.ledger.display()
         )
     );

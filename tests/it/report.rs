@@ -11,7 +11,8 @@ const PAGE: &str = "Water is unusual. Ice is therefore about 9% less dense than 
 forms from, so ice floats. In 2024 the survey counted 1,200 lakes.\n";
 
 /// A ledger with a page-backed source (1, quoted), a hostile one (2) and one without page
-/// text (3), and a draft with a sentence of every status, hostile text and a link.
+/// text (3), and a draft with a sentence of every status (a name no page has, a glued
+/// citation), emphasis, code and links in sentences, and hostile text.
 fn showcase() -> (Sandbox, std::path::PathBuf) {
     let sb = Sandbox::new();
     let page = sb.file("page.md", PAGE);
@@ -45,10 +46,52 @@ Hydrogen bonds hold the lattice open.[3] A made-up claim cites a source nobody r
 The mean was computed as 4.2 kg.[tool:python] We publish every correction we make.[policy] \
 Some say this anomaly is rare among liquids.[unverified] This sentence has no marker at all. \
 A hostile source is cited here too.[2] Grouped pandoc citations work as well [@source1; @source3].\n\n\
+Ice is *less dense* than water, says Karl Ostrander.[1] The **published densities** put the gap at about 9%[1]. \
+Ice floats because of its `lattice` structure, as [the page](https://physics.example.org/ice) says.[1]\n\n\
 See [a link](javascript:alert(1)) and <img src=x onerror=alert(1)> and ![i](https://img.example/i.png).\n";
     let path = sb.file("draft.md", draft);
     (sb, path)
 }
+
+/// The showcase's sentences as the reader sees them (markers and markup gone), in order
+/// (sentence 1 first, as findings name them), with the status each is marked with.
+const SHOWCASE_SENTENCES: [(&str, &str); 14] = [
+    ("Ice is about 9% less dense than water.", "supported"),
+    ("The survey counted 1,500 lakes in 2024.", "failing"),
+    ("Hydrogen bonds hold the lattice open.", "unchecked"),
+    (
+        "A made-up claim cites a source nobody registered.",
+        "failing",
+    ),
+    ("The mean was computed as 4.2 kg.", "tool"),
+    ("We publish every correction we make.", "policy"),
+    ("Some say this anomaly is rare among liquids.", "unverified"),
+    ("This sentence has no marker at all.", "none"),
+    ("A hostile source is cited here too.", "unchecked"),
+    ("Grouped pandoc citations work as well .", "supported"),
+    (
+        "Ice is less dense than water, says Karl Ostrander.",
+        "warned",
+    ),
+    ("The published densities put the gap at about 9%.", "warned"),
+    (
+        "Ice floats because of its lattice structure, as the page says.",
+        "supported",
+    ),
+    ("See a link and <img src=x onerror=alert(1)> and i.", "none"),
+];
+
+/// Every status a sentence can have on the page.
+const STATES: [&str; 8] = [
+    "supported",
+    "unchecked",
+    "warned",
+    "failing",
+    "tool",
+    "policy",
+    "unverified",
+    "none",
+];
 
 /// The value of every `attr="…"` in `html`.
 fn attrs<'h>(html: &'h str, attr: &str) -> Vec<&'h str> {
@@ -79,15 +122,7 @@ fn the_report_marks_every_sentence_and_links_every_citation_to_its_card() {
 
     // Every status of the example, on its sentence.
     let statuses: BTreeSet<&str> = attrs(&html, "data-status").into_iter().collect();
-    for s in [
-        "supported",
-        "cited",
-        "tool",
-        "policy",
-        "unverified",
-        "none",
-        "failing",
-    ] {
+    for s in STATES {
         assert!(statuses.contains(s), "no {s} sentence: {statuses:?}");
     }
     // Every citation link lands on a card that exists; every cited id has one.
@@ -200,15 +235,225 @@ fn a_passing_draft_reports_citations_ok_and_its_status() {
     assert_eq!(attrs(&r.stdout, "data-status"), ["supported"]);
 }
 
-/// Debian's headless Chromium opens the page from disk, driven by puppeteer-core
-/// (tests/browser/check.mjs) as a reader would: every citation link, focused from the
-/// keyboard, shows its preview (hidden before), and followed with Enter lands on its
-/// source card in view; every sentence status of the showcase is on the page; the page
-/// makes no request but for itself and breaks no CSP rule; screenshots at desktop and
-/// phone width are not blank; at phone width nothing overflows sideways; it prints to PDF.
+/// The text of `<span class="s …" data-s="N">` pieces of sentence `n`, tags dropped and
+/// the escapes the page writes read back: what a reader sees of the sentence, without
+/// its markers.
+fn sentence_text(html: &str, n: usize) -> String {
+    let key = format!("data-s=\"{n}\">");
+    let mut out = String::new();
+    for (at, _) in html.match_indices(&key) {
+        let open = html[..at].rfind('<').unwrap();
+        if !html[open..at].starts_with("<span class=\"s ") {
+            continue;
+        }
+        let rest = &html[at + key.len()..];
+        let inner = &rest[..rest.find("</span>").unwrap()];
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in inner.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        out.push_str(
+            &text
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#x27;", "'")
+                .replace("&#x2F;", "/")
+                .replace("&amp;", "&"),
+        );
+    }
+    out
+}
+
+/// The status the badge of sentence `n` shows.
+fn status_of(html: &str, n: usize) -> &str {
+    let id = format!("id=\"s-{n}\" data-status=\"");
+    let at = html.find(&id).unwrap_or_else(|| panic!("no sentence {n}")) + id.len();
+    &html[at..at + html[at..].find('"').unwrap()]
+}
+
+/// Four states a reader tells apart without colour — supported, unchecked (no page text:
+/// never the ✔), warned, failing — each with an icon, a word and an underline of its own,
+/// the legend counting each as the page marks it; every sentence marked on its own,
+/// whatever inline markup it holds.
 #[test]
-#[ignore = "needs chromium and node with tests/browser installed"]
-fn chromium_shows_the_report() {
+fn the_report_tells_four_states_apart_and_counts_them() {
+    let (sb, draft) = showcase();
+    let html = sb.ok(&["report", draft.to_str().unwrap()]);
+    let statuses = attrs(&html, "data-status");
+    for state in STATES {
+        let marked = statuses.iter().filter(|s| **s == state).count();
+        let key = format!("data-legend-count=\"{state}\">");
+        let at = html.find(&key).unwrap() + key.len();
+        let counted: usize = html[at..at + html[at..].find('<').unwrap()]
+            .parse()
+            .unwrap();
+        assert_eq!(counted, marked, "{state}: legend {counted}, page {marked}");
+        assert!(marked > 0, "no {state} sentence");
+    }
+    // Each state's badge: its own icon and its word, visible.
+    let mut icons = BTreeSet::new();
+    for state in ["supported", "unchecked", "warned", "failing"] {
+        let key = format!("data-status=\"{state}\"");
+        let at = html.find(&key).unwrap();
+        let badge = &html[at..at + html[at..].find("</span></span>").unwrap()];
+        let icon_at = badge.find("aria-hidden=\"true\">").unwrap() + 19;
+        let icon = &badge[icon_at..icon_at + badge[icon_at..].find('<').unwrap()];
+        assert!(
+            icons.insert(icon.to_string()),
+            "{state} shares its icon {icon}"
+        );
+        assert!(
+            badge.contains(&format!("<span class=\"word\">{state}</span>")),
+            "{badge}"
+        );
+    }
+    let sentences = SHOWCASE_SENTENCES;
+    for (k, (text, status)) in sentences.iter().enumerate() {
+        assert_eq!(sentence_text(&html, k + 1), *text, "sentence {}", k + 1);
+        assert_eq!(
+            status_of(&html, k + 1),
+            *status,
+            "sentence {}: {text}",
+            k + 1
+        );
+    }
+    // An unchecked sentence says why, and never shows the ✔.
+    let at = html.find("id=\"s-3\"").unwrap();
+    let badge = &html[at..at + html[at..].find("</span></span>").unwrap()];
+    assert!(!badge.contains('✔'), "{badge}");
+    assert!(badge.contains("no page text is stored for [3]"), "{badge}");
+    // A cited sentence whose page was read and has nothing to check says so.
+    let at = html.find("id=\"s-13\"").unwrap();
+    assert!(
+        html[at..].starts_with("id=\"s-13\" data-status=\"supported\"")
+            && html[at..at + 400].contains("checked: nothing to check"),
+        "{}",
+        &html[at..at + 400]
+    );
+}
+
+/// Every finding about sentences links to each of them (`#s-N`, N as the finding names
+/// it), and the sentence there is the one the finding's JSON names.
+#[test]
+fn every_finding_links_to_its_sentence() {
+    let (sb, draft) = showcase();
+    let d = draft.to_str().unwrap();
+    let html = sb.ok(&["report", d]);
+    let out = sb.run(&["verify", d, "--support", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let findings: Vec<&serde_json::Value> = ["errors", "warnings", "info"]
+        .iter()
+        .flat_map(|k| json[k].as_array().unwrap())
+        .collect();
+    let items: Vec<&str> = html
+        .match_indices("<li data-finding=")
+        .map(|(at, _)| &html[at..at + html[at..].find("</li>").unwrap()])
+        .collect();
+    assert_eq!(items.len(), findings.len());
+    let mut linked = 0;
+    for (item, f) in items.iter().zip(&findings) {
+        let named: Vec<usize> = f["sentences"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|s| s["index"].as_u64().unwrap() as usize + 1)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let links: Vec<usize> = attrs(item, "data-sentence")
+            .iter()
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert_eq!(links, named, "{item}");
+        for (n, s) in named
+            .iter()
+            .zip(f["sentences"].as_array().into_iter().flatten())
+        {
+            assert!(item.contains(&format!("href=\"#s-{n}\"")), "{item}");
+            assert!(html.contains(&format!("id=\"s-{n}\"")));
+            // The first words the reader sees of it are the sentence's.
+            let text = s["text"].as_str().unwrap();
+            let first = text.split_whitespace().next().unwrap().trim_matches('*');
+            assert!(
+                sentence_text(&html, *n).starts_with(first),
+                "sentence {n}: {text} / {}",
+                sentence_text(&html, *n)
+            );
+            linked += 1;
+        }
+    }
+    // The figure, the unknown id, the name, the glued citation, the unchecked sentences.
+    assert!(linked >= 6, "{linked}");
+}
+
+/// Under `--strict`, what fails is failing: the banner counts the sentences marked
+/// failing and the failures of the draft as a whole, and these are the page's.
+#[test]
+fn strict_marks_what_it_fails_and_the_banner_counts_it() {
+    let (sb, draft) = showcase();
+    let d = draft.to_str().unwrap();
+    for strict in [false, true] {
+        let mut args = vec!["report", d];
+        if strict {
+            args.push("--strict");
+        }
+        let html = sb.ok(&args);
+        let failing = attrs(&html, "data-status")
+            .iter()
+            .filter(|s| **s == "failing")
+            .count();
+        let count = |key: &str| -> usize {
+            let key = format!("data-count=\"{key}\">");
+            let at = html.find(&key).unwrap() + key.len();
+            html[at..at + html[at..].find('<').unwrap()]
+                .parse()
+                .unwrap()
+        };
+        assert_eq!(count("failing-sentences"), failing, "strict {strict}");
+        let draft_level = html
+            .matches("data-finding=\"fail\" data-scope=\"draft\"")
+            .count();
+        assert_eq!(count("draft-failures"), draft_level, "strict {strict}");
+        // Each failure about sentences names failing ones only.
+        for (at, _) in html.match_indices("data-finding=\"fail\" data-scope=\"sentence\"") {
+            let item = &html[at..at + html[at..].find("</li>").unwrap()];
+            for n in attrs(item, "data-sentence") {
+                assert_eq!(status_of(&html, n.parse().unwrap()), "failing", "{item}");
+            }
+        }
+        let warned = attrs(&html, "data-status")
+            .iter()
+            .filter(|s| **s == "warned" || **s == "unchecked")
+            .count();
+        if strict {
+            assert_eq!(warned, 0, "--strict leaves no sentence warned or unchecked");
+            // The two unsupported or unknown, two warned, two unchecked.
+            assert_eq!(failing, 6);
+        } else {
+            assert_eq!(failing, 2);
+        }
+    }
+    // The CLI says what the banner says.
+    let out = sb.path().join("strict.html");
+    let r = sb.run(&["report", d, "--strict", "-o", out.to_str().unwrap()]);
+    assert!(
+        r.stdout
+            .contains(": verification failed: 6 failing sentence(s) and "),
+        "{}",
+        r.stdout
+    );
+}
+
+/// Opens the report `out` in headless Chromium with tests/browser/check.mjs: what a
+/// reader finds there, as JSON.
+fn in_chromium(sb: &Sandbox, out: &std::path::Path) -> serde_json::Value {
     let project = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
     if !runs("chromium", &["--version"]) {
         missing_tool("needs chromium (apt-get install chromium)");
@@ -218,17 +463,9 @@ fn chromium_shows_the_report() {
             "node or tests/browser/node_modules is missing — run `npm ci --prefix tests/browser`",
         );
     }
-    let (sb, draft) = showcase();
-    let out = sb.path().join("report.html");
-    sb.ok(&[
-        "report",
-        draft.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
     let run = std::process::Command::new("node")
         .arg(project.join("check.mjs"))
-        .arg(&out)
+        .arg(out)
         .arg(sb.path())
         .output()
         .expect("run node");
@@ -237,8 +474,32 @@ fn chromium_shows_the_report() {
         "check.mjs failed: {}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let seen: serde_json::Value =
-        serde_json::from_slice(&run.stdout).expect("check.mjs prints JSON");
+    serde_json::from_slice(&run.stdout).expect("check.mjs prints JSON")
+}
+
+/// Debian's headless Chromium opens the page from disk, driven by puppeteer-core
+/// (tests/browser/check.mjs) as a reader would: every citation link, focused from the
+/// keyboard, shows its preview (hidden before), and followed with Enter lands on its
+/// source card in view; every sentence status of the showcase is on the page, each
+/// sentence marked on its own whatever markup it holds (emphasis, a glued citation,
+/// code, a link); the four states of a cited sentence differ in icon, word and underline,
+/// and the legend counts what the page marks; every finding's link lands on its sentence
+/// in view; under `--strict` the banner counts the sentences marked failing and the
+/// failures of the draft as a whole. The page makes no request but for itself and breaks
+/// no CSP rule; screenshots at desktop and phone width are not blank; at phone width
+/// nothing overflows sideways; it prints to PDF.
+#[test]
+#[ignore = "needs chromium and node with tests/browser installed"]
+fn chromium_shows_the_report() {
+    let (sb, draft) = showcase();
+    let out = sb.path().join("report.html");
+    sb.ok(&[
+        "report",
+        draft.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let seen = in_chromium(&sb, &out);
     let landings = seen["landings"].as_array().expect("landings");
     assert!(!landings.is_empty(), "no citation links: {seen}");
     let html = std::fs::read_to_string(&out).unwrap();
@@ -265,17 +526,39 @@ fn chromium_shows_the_report() {
         .iter()
         .map(|s| s.as_str().unwrap())
         .collect();
-    for s in [
-        "supported",
-        "cited",
-        "tool",
-        "policy",
-        "unverified",
-        "none",
-        "failing",
-    ] {
+    for s in STATES {
         assert!(statuses.contains(s), "{s} not on the page: {statuses:?}");
     }
+    // Each sentence marked on its own, as the reader sees it.
+    let sentences = seen["sentences"].as_array().unwrap();
+    let shown: Vec<(&str, &str)> = sentences
+        .iter()
+        .map(|s| (s["text"].as_str().unwrap(), s["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(shown, SHOWCASE_SENTENCES);
+    // The four states apart without colour: icon, word and underline each their own.
+    for part in ["icon", "word", "underline"] {
+        let mut seen_for: std::collections::BTreeMap<&str, &str> = Default::default();
+        for s in sentences {
+            let state = s["status"].as_str().unwrap();
+            if ["supported", "unchecked", "warned", "failing"].contains(&state) {
+                seen_for.insert(state, s[part].as_str().unwrap());
+            }
+        }
+        let distinct: BTreeSet<&&str> = seen_for.values().collect();
+        assert_eq!(distinct.len(), 4, "{part}: {seen_for:?}");
+    }
+    for s in sentences.iter().filter(|s| s["status"] == "unchecked") {
+        assert!(!s["icon"].as_str().unwrap().contains('✔'), "{s}");
+    }
+    // The legend counts what the page marks.
+    for state in STATES {
+        let marked = sentences.iter().filter(|s| s["status"] == state).count();
+        assert_eq!(seen["legend"][state], marked, "{state}");
+    }
+    findings_land_on_their_sentences(&seen);
+    assert_eq!(seen["banner"]["failing-sentences"], 2, "{}", seen["banner"]);
+
     let url = seen["url"].as_str().unwrap();
     for r in seen["requests"].as_array().unwrap() {
         assert_eq!(r.as_str(), Some(url), "a request besides the page itself");
@@ -290,6 +573,58 @@ fn chromium_shows_the_report() {
         "sideways scroll on a phone: {seen}"
     );
     assert!(seen["pdfBytes"].as_u64().unwrap() > 10_000, "{seen}");
+
+    // Under --strict: what fails is failing, and the banner counts it.
+    let strict = sb.path().join("strict.html");
+    sb.ok(&[
+        "report",
+        draft.to_str().unwrap(),
+        "--strict",
+        "-o",
+        strict.to_str().unwrap(),
+    ]);
+    let seen = in_chromium(&sb, &strict);
+    let sentences = seen["sentences"].as_array().unwrap();
+    let failing = sentences
+        .iter()
+        .filter(|s| s["status"] == "failing")
+        .count();
+    assert_eq!(failing, 6);
+    assert!(
+        sentences
+            .iter()
+            .all(|s| s["status"] != "warned" && s["status"] != "unchecked"),
+        "{sentences:?}"
+    );
+    assert_eq!(seen["banner"]["failing-sentences"], failing);
+    assert_eq!(seen["legend"]["failing"], failing);
+    let html = std::fs::read_to_string(&strict).unwrap();
+    assert_eq!(
+        seen["banner"]["draft-failures"],
+        html.matches("data-finding=\"fail\" data-scope=\"draft\"")
+            .count()
+    );
+    findings_land_on_their_sentences(&seen);
+}
+
+/// Every finding's link, followed from the keyboard, lands in view on what it names: a
+/// sentence link on that sentence's mark, and a failure's on a sentence marked failing.
+fn findings_land_on_their_sentences(seen: &serde_json::Value) {
+    let findings = seen["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().filter(|f| !f["sentence"].is_null()).count() >= 6,
+        "{findings:?}"
+    );
+    for f in findings {
+        assert_eq!(f["hash"], f["href"], "{f}");
+        assert_eq!(f["inView"], true, "{f}");
+        if let Some(n) = f["sentence"].as_str() {
+            assert_eq!(f["s"].as_str(), Some(n), "lands on its sentence: {f}");
+            if f["kind"] == "fail" && f["scope"] == "sentence" {
+                assert_eq!(f["status"], "failing", "{f}");
+            }
+        }
+    }
 }
 
 /// The MCP `report` tool gives the page the CLI writes, as text, with the verdict as
@@ -317,6 +652,23 @@ fn the_mcp_report_tool_gives_the_page_the_cli_writes() {
     assert_eq!(meta["mime_type"], "text/html");
     assert_eq!(meta["bytes"], html.len());
     assert_eq!(meta["passed"], false, "{meta}");
+    // The verdict the page shows, counted as it marks the draft.
+    assert_eq!(meta["failing_sentences"], 2, "{meta}");
+    assert_eq!(
+        meta["verdict"].as_str().unwrap(),
+        format!(
+            "verification failed: 2 failing sentence(s) and {} failure(s) of the draft as a whole",
+            meta["draft_failures"]
+        ),
+        "{meta}"
+    );
+    assert_eq!(
+        meta["failing_sentences"],
+        attrs(&html, "data-status")
+            .iter()
+            .filter(|s| **s == "failing")
+            .count()
+    );
     let text = std::fs::read_to_string(&draft).unwrap();
     let (given, _) = srv.ok("report", serde_json::json!({"draft": text}));
     assert_eq!(attrs(&given, "data-status"), attrs(&html, "data-status"));

@@ -71,7 +71,7 @@ fn a_drifted_figure_fails_naming_the_line_the_ids_and_what_the_page_says() {
     assert_eq!(code, 1, "{out}{err}");
     assert_eq!(
         err,
-        "FAIL: figure \"9%\" is on none of the pages cited ([1]) — [1] says \"8.5%\" in \"Ice is about 8.5% less dense than liquid water, which is …\" — write what the page says, or cite a page that says it (line 3)\n"
+        "FAIL: figure \"9%\" is on none of the pages cited ([1]) — [1] says \"8.5%\" in \"Ice is about 8.5% less dense than liquid water, which is …\" — write what the page says, or cite a page that says it (line 3) in sentence 1: \"Ice is about 9% less dense than liquid water.[1]\"\n"
     );
     assert!(
         out.starts_with("info: stats: 1 prose sentence(s), 1 with declared provenance (100%) — 1 cited, 0 tool-verified, 0 policy, 0 unverified; 1 distinct source(s) cited, 2 in ledger (0 with evidence quotes); support: 1 figure(s), date(s) and quoted phrase(s) checked in 1 cited sentence(s), 0 supported, 1 unsupported; 0 sentence(s) unchecked (no page text)\n"),
@@ -135,7 +135,10 @@ fn each_kind_of_drift_fails() {
             )),
             "{sentence}: {err}"
         );
-        assert!(err.ends_with("(line 3)\n"), "{err}");
+        assert!(
+            err.ends_with(&format!("(line 3) in sentence 1: \"{sentence}\"\n")),
+            "{err}"
+        );
     }
 }
 
@@ -150,7 +153,7 @@ fn a_missing_name_is_a_warning_and_strict_fails_it() {
     let (code, out, err) = verify(&sb, &path, &["--support"]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert!(
-        out.contains("warn: name(s) on none of the pages cited ([1]): \"Borg\" — check the spelling, or cite a page that names them (line 3)\n"),
+        out.contains("warn: name(s) on none of the pages cited ([1]): \"Borg\" — check the spelling, or cite a page that names them (line 3) in sentence 1: \"Dr. Anna Borg of the Nordic Institute measured the lake.[1]\"\n"),
         "{out}"
     );
     let (code, _, err) = verify(&sb, &path, &["--support", "--strict"]);
@@ -172,7 +175,7 @@ fn a_sentence_whose_sources_have_no_page_text_is_unchecked() {
     let (code, out, err) = verify(&sb, &path, &["--support"]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert!(
-        out.contains("warn: 1 cited sentence(s) not checked for support: no page text is stored for [2] — store each page's text with `cite add URL --snapshot PAGE` (or quote it with `cite quote ID --text \"WORDS\" --from PAGE`) (line 3)\n"),
+        out.contains("warn: 1 cited sentence(s) not checked for support: no page text is stored for [2] — store each page's text with `cite add URL --snapshot PAGE` (or quote it with `cite quote ID --text \"WORDS\" --from PAGE`) (line 3) in sentence 1: \"The other page says 42% of lakes froze.[2]\"\n"),
         "{out}"
     );
     assert!(
@@ -233,6 +236,8 @@ fn json_reports_each_cited_sentence() {
         support["sentences"][0],
         json!({
             "line": 3,
+            "index": 0,
+            "text": "Ice is about 9% less dense, says Anna Borg.[1]",
             "cited": [1],
             "checked": 1,
             "supported": 0,
@@ -251,13 +256,146 @@ fn json_reports_each_cited_sentence() {
     );
     assert_eq!(
         support["sentences"][1],
-        json!({"line": 4, "cited": [1], "checked": 1, "supported": 1, "unsupported": [], "unchecked": false})
+        json!({"line": 4, "index": 1, "text": "On 15 March 2024 it froze.[1]", "cited": [1],
+               "checked": 1, "supported": 1, "unsupported": [], "unchecked": false})
     );
     assert_eq!(
         support["sentences"][2],
-        json!({"line": 5, "cited": [2], "checked": 0, "supported": 0, "unsupported": [],
+        json!({"line": 5, "index": 2, "text": "A claim rests on nothing here.[2]", "cited": [2], "checked": 0, "supported": 0, "unsupported": [],
                "unchecked": true, "without_pages": [2]})
     );
+}
+
+/// Two failures in one paragraph each name their sentence, by number and text, in the
+/// message and in `--json`, where the number is the support report's `index`.
+#[test]
+fn two_failures_in_one_paragraph_name_their_sentences() {
+    let sb = ledger();
+    let path = draft(
+        &sb,
+        "report.md",
+        "# Ice\n\nIce floats on water. Ice is about 9% less dense than liquid water.[1] The lake froze on 16 March 2024.[1]\n",
+    );
+    let (code, _, err) = verify(&sb, &path, &["--support"]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].ends_with(
+            "(line 3) in sentence 2: \"Ice is about 9% less dense than liquid water.[1]\""
+        ),
+        "{err}"
+    );
+    assert!(
+        lines[1].ends_with("(line 3) in sentence 3: \"The lake froze on 16 March 2024.[1]\""),
+        "{err}"
+    );
+    let report = json_report(&sb, &path, &["--support"]);
+    let errors = report["errors"].as_array().unwrap();
+    assert_eq!(
+        errors[0]["sentences"],
+        json!([{"index": 1, "text": "Ice is about 9% less dense than liquid water.[1]"}])
+    );
+    assert_eq!(errors[1]["sentences"][0]["index"], 2);
+    assert_eq!(errors[0]["line"], errors[1]["line"]);
+    for (e, s) in errors
+        .iter()
+        .zip(report["support"]["sentences"].as_array().unwrap())
+    {
+        assert_eq!(e["sentences"][0]["index"], s["index"]);
+        assert_eq!(e["sentences"][0]["text"], s["text"]);
+    }
+}
+
+/// A table row that cites is checked against the pages it cites, with the table's
+/// header handed over; rows are still no prose sentences for coverage.
+#[test]
+fn a_table_row_that_cites_is_checked() {
+    let sb = Sandbox::new();
+    let page = sb.file(
+        "funds.md",
+        "Yields at the close of May.\n\n| Fund | Yield |\n|---|---|\n| Alpha | 3.85% |\n| Beta | 4.10% |\n",
+    );
+    sb.ok(&[
+        "add",
+        "https://funds.example/may",
+        "--snapshot",
+        page.to_str().unwrap(),
+    ]);
+    let body = "# Funds\n\nThe yields at the close of May were these.[1]\n\n\
+| Fund | Yield |\n|---|---|\n| Alpha | 3.95% [1] |\n| Beta | 4.10% |[1]\n| Gamma | 9.99% |\n";
+    let path = draft(&sb, "funds-draft.md", body);
+    let (code, out, err) = verify(&sb, &path, &["--support"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(
+            "FAIL: figure \"3.95%\" is on none of the pages cited ([1]) — [1] says \"3.85%\""
+        ),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("(line 7) in sentence 2, a table row: \"| Alpha | 3.95% [1] |\"\n"),
+        "{err}"
+    );
+    // One prose sentence for coverage; three cited things checked, the rows among them.
+    assert!(
+        out.starts_with("info: stats: 1 prose sentence(s), 1 with declared provenance (100%)"),
+        "{out}"
+    );
+    let report = json_report(&sb, &path, &["--support"]);
+    let rows: Vec<(&Value, &Value)> = report["support"]["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (&s["index"], &s["text"]))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                &json!(0),
+                &json!("The yields at the close of May were these.[1]")
+            ),
+            (&json!(1), &json!("| Alpha | 3.95% [1] |")),
+            (&json!(2), &json!("| Beta | 4.10% |[1]")),
+        ]
+    );
+    assert_eq!(report["errors"][0]["sentences"][0]["row"], true);
+}
+
+/// A sentence that declares a tool (`[tool:NAME]`) as well as its pages says its figures
+/// are the tool's work: they are counted, not checked, and the stats line and `--json`
+/// say so; its quoted phrases and names are still the page's.
+#[test]
+fn a_tools_figures_are_counted_not_checked() {
+    let sb = ledger();
+    let path = draft(
+        &sb,
+        "report.md",
+        "# Ice\n\nAcross the 30 days that is 83.3 million litres a day.[1][tool:python]\n",
+    );
+    let (code, out, err) = verify(&sb, &path, &["--support", "--strict"]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert!(
+        out.starts_with("info: stats: 1 prose sentence(s), 1 with declared provenance (100%) — 1 cited, 1 tool-verified,"),
+        "{out}"
+    );
+    assert!(
+        out.contains("support: 0 figure(s), date(s) and quoted phrase(s) checked in 1 cited sentence(s), 0 supported, 0 unsupported; 0 sentence(s) unchecked (no page text); 2 figure(s) from tools, not checked\n"),
+        "{out}"
+    );
+    let report = json_report(&sb, &path, &["--support"]);
+    assert_eq!(report["support"]["tool_figures"], 2);
+    assert_eq!(report["support"]["sentences"][0]["tool_figures"], 2);
+    // Without the tool's marker, the same figures are the page's, and fail.
+    let path = draft(
+        &sb,
+        "plain.md",
+        "# Ice\n\nAcross the 30 days that is 83.3 million litres a day.[1]\n",
+    );
+    let (code, _, err) = verify(&sb, &path, &["--support"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("FAIL: figure \"83.3 million\""), "{err}");
 }
 
 #[test]
@@ -330,7 +468,7 @@ fn quotes_and_their_pages_are_page_text_and_a_retracted_one_is_not() {
     assert_eq!(code, 1);
     assert_eq!(
         err,
-        "FAIL: figure \"5 percent\" is on none of the pages cited ([3]) — [3] says \"4 percent\" in \"Spending rose by 4 percent.\" — write what the page says, or cite a page that says it (line 3)\n"
+        "FAIL: figure \"5 percent\" is on none of the pages cited ([3]) — [3] says \"4 percent\" in \"Spending rose by 4 percent.\" — write what the page says, or cite a page that says it (line 3) in sentence 2: \"Spending rose by 5 percent.[3]\"\n"
     );
 }
 
@@ -364,8 +502,99 @@ The lake froze on 14 March 2024.[1]
     );
     assert_eq!(
         err,
-        "FAIL: date \"14 March 2024\" is on none of the pages cited ([1]) — [1] says \"15 March 2024\" in \"… is why it floats. The lake froze on 15 March 2024, when the air was at -12 °C, and 2.5 …\" — write what the page says, or cite a page that says it (line 4)\n"
+        "FAIL: date \"14 March 2024\" is on none of the pages cited ([1]) — [1] says \"15 March 2024\" in \"… is why it floats. The lake froze on 15 March 2024, when the air was at -12 °C, and 2.5 …\" — write what the page says, or cite a page that says it (line 4) in sentence 3: \"The lake froze on 14 March 2024.[1]\"\n"
     );
+}
+
+/// A draft converted for pandoc (`cite convert --to pandoc`) cites `[@sourceN]` and names
+/// its bibliography in the front matter: `verify --support` and `report` read it as they
+/// read the draft it came from, with the same findings, support counts and verdict, and
+/// never ask it for a Sources block.
+#[test]
+fn a_converted_document_is_checked_like_its_draft() {
+    let sb = ledger();
+    let body = "# Ice\n\n\
+Ice is about 9% less dense than liquid water.[1] The lake froze on 15 March 2024.[1]\n\
+Dr. Anna Borg of the Nordic Institute measured it.[1] Another page says 42% of lakes froze.[2]\n";
+    let path = draft(&sb, "report.md", body);
+    let out = sb.path().join("out.md");
+    sb.ok(&[
+        "convert",
+        path.to_str().unwrap(),
+        "--to",
+        "pandoc",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let converted = std::fs::read_to_string(&out).unwrap();
+    assert!(converted.contains("[@source1]"), "{converted}");
+    assert!(!converted.contains("Sources"), "{converted}");
+    let (code, text, err) = verify(&sb, &out, &["--support"]);
+    assert_eq!(code, 1, "{text}{err}");
+    assert!(!err.contains("Sources"), "{err}");
+    assert!(
+        err.starts_with("FAIL: figure \"9%\" is on none of the pages cited ([1])"),
+        "{err}"
+    );
+    let of_draft = json_report(&sb, &path, &["--support"]);
+    let of_converted = json_report(&sb, &out, &["--support"]);
+    let messages = |r: &Value, key: &str| -> Vec<String> {
+        r[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for key in ["errors", "warnings"] {
+        assert_eq!(
+            messages(&of_converted, key),
+            messages(&of_draft, key),
+            "{key}"
+        );
+    }
+    for key in [
+        "sentences_checked",
+        "sentences_unchecked",
+        "checked",
+        "supported",
+        "unsupported",
+        "names_missing",
+    ] {
+        assert_eq!(
+            of_converted["support"][key], of_draft["support"][key],
+            "{key}"
+        );
+    }
+    assert_eq!(of_converted["exit_code"], of_draft["exit_code"]);
+    assert_eq!(of_converted["counts"], of_draft["counts"]);
+    // The report of the converted document, support on by default, says the same.
+    let html = sb.path().join("out.html");
+    let r = sb.run(&[
+        "report",
+        out.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(!page.contains("Sources:` block"), "{page}");
+    assert!(
+        page.contains("figure &quot;9%&quot; is on none of the pages cited"),
+        "{page}"
+    );
+    let r = sb.run(&["report", path.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let draft_page = r.stdout;
+    let statuses = |html: &str| -> Vec<String> {
+        html.match_indices("data-status=\"")
+            .map(|(at, _)| {
+                let rest = &html[at + 13..];
+                rest[..rest.find('"').unwrap()].to_string()
+            })
+            .collect()
+    };
+    assert_eq!(statuses(&page), statuses(&draft_page));
 }
 
 #[test]
@@ -386,6 +615,18 @@ fn the_mcp_verify_tool_takes_support() {
     assert_eq!(
         structured["support"]["sentences"][0]["unsupported"][0]["closest"]["written"],
         "8.5%"
+    );
+    // The finding names its sentence, as the support report numbers it.
+    assert_eq!(
+        structured["errors"][0]["sentences"],
+        json!([{"index": 0, "text": "Ice is about 9% less dense than liquid water.[1]"}])
+    );
+    assert_eq!(structured["support"]["sentences"][0]["index"], 0);
+    assert!(
+        out.contains(
+            "(line 3) in sentence 1: \"Ice is about 9% less dense than liquid water.[1]\""
+        ),
+        "{out}"
     );
     // Without it, the answer has no support and the draft passes.
     let (out, structured) = server.ok("verify", json!({"draft": text}));

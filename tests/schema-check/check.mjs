@@ -160,6 +160,26 @@ if (verified.structuredContent.exit_code !== 0 || verified.structuredContent.evi
 }
 await call("verify", { draft: "A claim with no source registered [9].\n", strict: true });
 await call("verify", { path: draftFile });
+// Findings that name their sentences, the support check's sentences (a table row and a
+// tool's figures among them), and the report's counts, under strict and not.
+const checked =
+  "# Ids\n\nThe ledger hands out small integer ids at retrieval time.[3] It hands out 7 ids at retrieval time.[3]\n" +
+  "A claim here is glued to a word[3]. It counted 12 ids in all.[3][tool:python]\n\n" +
+  "| What | Count |\n|---|---|\n| ids | 9 [3] |\n";
+for (const strict of [false, true]) {
+  const sc = (await call("verify", { draft: checked, support: true, strict })).structuredContent;
+  const named = [...sc.errors, ...sc.warnings].filter((f) => f.sentences?.length);
+  if (named.length < 3 || !named.every((f) => f.sentences.every((s) => Number.isInteger(s.index) && s.text))) {
+    fail(`verify with support: findings do not name their sentences: ${JSON.stringify(sc)}`);
+  }
+  if (!sc.support.sentences.some((s) => s.text.startsWith("|")) || sc.support.tool_figures !== 1) {
+    fail(`verify with support: no table row or tool figure: ${JSON.stringify(sc.support)}`);
+  }
+  const report = (await call("report", { draft: checked, strict })).structuredContent;
+  if (report.passed || !report.verdict.startsWith("verification failed: ") || report.failing_sentences < 2) {
+    fail(`report: ${JSON.stringify(report)}`);
+  }
+}
 await call("render", { only: [1, "3"] });
 await call("export", { format: "csl-json" });
 await call("export", { format: "ris", cited_in: draft });

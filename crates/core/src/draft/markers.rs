@@ -17,7 +17,7 @@
 //!
 //! "Word character" is a letter, digit or `_`, except CJK characters: unspaced CJK prose
 //! has no other place for a marker (`氷は水より軽い[1]。`), so a marker there is not
-//! glued at all.
+//! glued at all. A marker is glued to a figure's sign too (`rose 4%[2].`, `85°[1].`).
 //!
 //! A bracket group that is plainly an attempt at a marker but not a well-formed one
 //! (`[1, 2]`, `[tool: python]`, `[tool:]`, `[[policy]]`, `[12345]`, `[1]junk`) gives no
@@ -102,7 +102,7 @@ pub(crate) fn marker_at(line: &str, start: usize) -> Option<Marker> {
         start,
         end: close + 1,
         kind,
-        glued: before.is_some_and(is_word),
+        glued: before.is_some_and(ends_word),
     })
 }
 
@@ -137,7 +137,7 @@ pub(crate) fn glued_fix<'a>(line: &'a str, m: &Marker) -> (&'a str, String) {
     let word = line[..m.start]
         .char_indices()
         .rev()
-        .take_while(|&(_, c)| is_word(c))
+        .take_while(|&(_, c)| ends_word(c))
         .last()
         .map_or(m.start, |(i, _)| i);
     let mut end = m.end;
@@ -360,6 +360,12 @@ fn is_word(c: char) -> bool {
     (c.is_alphanumeric() || c == '_') && !is_cjk(c)
 }
 
+/// A character a marker right after it is glued to: a word's, or a figure's sign
+/// (`rose 4%[2].` is `rose 4%.[2]` misplaced, as `carmakers[7].` is).
+fn ends_word(c: char) -> bool {
+    is_word(c) || matches!(c, '%' | '‰' | '°')
+}
+
 /// The malformed markers of issue 9, each of which once glued an unsupported sentence
 /// to the supported one after it.
 #[cfg(test)]
@@ -428,6 +434,16 @@ mod tests {
         assert_eq!(kinds("a lot[2][3]."), [Kind::Cite(2), Kind::Cite(3)]);
         let glued: Vec<bool> = markers("a lot[2][3]. b.[4]").map(|m| m.glued).collect();
         assert_eq!(glued, [true, false, false]);
+        let glued: Vec<bool> = markers("rose 4%[2]. at 85°[1], (x)[3]")
+            .map(|m| m.glued)
+            .collect();
+        assert_eq!(glued, [true, true, false]);
+        let line = "Prices rose 4%[2]. Next.";
+        let m = markers(line).next().unwrap();
+        assert_eq!(
+            glued_fix(line, &m),
+            ("4%[2].", "write \"4%.[2]\"".to_string())
+        );
     }
 
     #[test]

@@ -23,7 +23,8 @@
 //! - `markers`: the well-formed `[N]` / `[@sourceN]` / `[tool:NAME]` / `[policy]` /
 //!   `[unverified]` markers — the one rule for what a citation is — and the malformed
 //!   ones.
-//! - `sentences`: prose lines into sentences of 4+ words.
+//! - `sentences`: prose lines into sentences of 4+ words; table rows that cite, which
+//!   `--support` checks and coverage does not count.
 //! - `verify`: the checks, their wording and order, and the report.
 //! - `pandoc`: a draft as a pandoc document (`cite convert`): `[N]` become `[@sourceN]`.
 //! - `placed`: where each sentence and marker stands, for what shows the draft (the HTML
@@ -63,9 +64,10 @@ pub use front::FrontMatter;
 pub use layout::Fence;
 pub use pandoc::{Converted, FrontMatterError, to_pandoc};
 pub use placed::{Mark, MarkKind, Placed, place};
+pub(crate) use verify::About;
 pub use verify::{
-    CitedEvidence, Counts, Finding, LedgerFacts, Report, Verification, VerifyOptions, verify,
-    verify_summary, verify_with_support,
+    CitedEvidence, Counts, Finding, LedgerFacts, Report, SentenceRef, Verification, VerifyOptions,
+    verify, verify_summary, verify_with_support,
 };
 
 /// A sentence with more citations than this draws a warning.
@@ -99,7 +101,7 @@ pub struct Summary<'a> {
     pub first_citation: Option<usize>,
     /// The generated Sources block the draft ends with, in any render style.
     pub block: Option<SourcesBlock<'a>>,
-    pub sentences: SentenceCounts,
+    pub sentences: SentenceCounts<'a>,
     /// Every place outside that block that shows an id with a URL (a hand-typed entry,
     /// `[N](URL)`, a BibTeX entry, in prose or code), in draft order.
     pub listed: Vec<BlockEntry<'a>>,
@@ -121,6 +123,36 @@ pub struct Summary<'a> {
     /// The line of the `bibliography` key of the draft's front matter: pandoc lists the
     /// ids cited as `[@sourceN]` from that file, so they need no Sources block.
     pub bibliography: Option<usize>,
+    /// Each id cited in a sentence, with the first sentence citing it.
+    pub cited_in: BTreeMap<u64, Named<'a>>,
+    /// How many of `notes` are before the sentence being read, their sentence found or
+    /// none to find.
+    #[serde(skip)]
+    placed_notes: usize,
+}
+
+/// A sentence a finding names: its number among the draft's sentences (from 0, in the
+/// order [`place`] gives them), and its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Named<'a> {
+    pub index: usize,
+    pub text: &'a str,
+}
+
+impl<'a> Sentence<'a> {
+    /// The sentence as a finding names it.
+    pub fn named(&self) -> Named<'a> {
+        Named {
+            index: self.index,
+            text: self.text,
+        }
+    }
+
+    /// Whether `part`, a slice of the draft, starts inside this sentence.
+    fn holds(&self, part: &str) -> bool {
+        let (at, from) = (part.as_ptr() as usize, self.text.as_ptr() as usize);
+        (from..from + self.text.len()).contains(&at)
+    }
 }
 
 /// The Sources headers of a draft (outside code).
@@ -154,6 +186,8 @@ pub struct Note<'a> {
     pub written: &'a str,
     /// What to do instead (`write [1][2]`), or the text as it should be written.
     pub fix: String,
+    /// The sentence it is in, when it is in one.
+    pub sentence: Option<Named<'a>>,
 }
 
 /// What is wrong with a marker a [`Note`] names.
@@ -172,7 +206,7 @@ pub enum NoteKind {
 
 /// The prose sentences of a draft, counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SentenceCounts {
+pub struct SentenceCounts<'a> {
     pub total: usize,
     /// With any well-formed marker.
     pub with_provenance: usize,
@@ -189,17 +223,28 @@ pub struct SentenceCounts {
     pub first_unverified: Option<usize>,
     /// The line of the first over-cited sentence.
     pub first_over_cited: Option<usize>,
+    /// The first [`LIST_AT_MOST`] sentences without provenance.
+    pub uncovered_sentences: Vec<Named<'a>>,
+    /// The first sentence marked `[unverified]`.
+    pub first_unverified_sentence: Option<Named<'a>>,
+    /// The first [`LIST_AT_MOST`] over-cited sentences.
+    pub over_cited_sentences: Vec<Named<'a>>,
 }
 
-impl SentenceCounts {
+impl<'a> SentenceCounts<'a> {
     /// Counts `s`.
-    pub fn add(&mut self, s: &Sentence<'_>) {
+    pub fn add(&mut self, s: &Sentence<'a>) {
         let line = Some(s.line);
         self.total += 1;
         if s.has_provenance() {
             self.with_provenance += 1;
-        } else if self.uncovered.last() != Some(&s.line) {
-            self.uncovered.push(s.line);
+        } else {
+            if self.uncovered.last() != Some(&s.line) {
+                self.uncovered.push(s.line);
+            }
+            if self.uncovered_sentences.len() < LIST_AT_MOST {
+                self.uncovered_sentences.push(s.named());
+            }
         }
         self.cited += usize::from(!s.cited.is_empty());
         self.tool += usize::from(s.tool);
@@ -207,10 +252,14 @@ impl SentenceCounts {
         if s.unverified {
             self.unverified += 1;
             self.first_unverified = self.first_unverified.or(line);
+            self.first_unverified_sentence = self.first_unverified_sentence.or(Some(s.named()));
         }
         if s.cited.len() > MAX_CITATIONS_PER_SENTENCE {
             self.over_cited += 1;
             self.first_over_cited = self.first_over_cited.or(line);
+            if self.over_cited_sentences.len() < LIST_AT_MOST {
+                self.over_cited_sentences.push(s.named());
+            }
         }
     }
 }
@@ -247,12 +296,22 @@ pub struct BlockEntry<'a> {
     pub line: usize,
 }
 
-/// A prose sentence and the provenance it declares.
+/// A prose sentence, or a table row that cites, and the provenance it declares.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Sentence<'a> {
     pub text: &'a str,
     /// Line the sentence is on.
     pub line: usize,
+    /// Its number among the draft's sentences and cited table rows, from 0, in draft
+    /// order.
+    pub index: usize,
+    /// A row of a table, not a prose sentence: checked against the pages it cites, not
+    /// counted for coverage (SPEC).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub row: bool,
+    /// For a row, its table's header row, when the table has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<&'a str>,
     /// Ids of its well-formed `[N]` markers, in order.
     pub cited: Vec<u64>,
     /// Has a well-formed `[tool:NAME]`.
@@ -274,6 +333,8 @@ impl Sentence<'_> {
 pub(crate) trait Visit<'a> {
     fn citation(&mut self, c: Citation);
     fn sentence(&mut self, s: Sentence<'a>);
+    /// A table row with a well-formed citation (`row` set).
+    fn row(&mut self, _row: Sentence<'a>) {}
     /// A place outside the generated block that shows an id with a URL.
     fn listed(&mut self, _entry: BlockEntry<'a>) {}
     /// A URL shown with no id.
@@ -298,14 +359,17 @@ struct Outline<'a> {
 /// the prose (outside code, before the tail) for citations, malformed markers, raw URLs
 /// and sentences.
 fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
+    let v = &mut Numbered { v, next: 0 };
     let tail = blocks::tail(draft);
     let front = front::front_matter(draft);
     let front_end = front.as_ref().map_or(0, |f| f.last_line);
     let mut headers = Headers::default();
     let mut prose = Prose {
+        draft,
         spans: inline::Spans::new(draft, tail.offset),
         code: Vec::new(),
         shown: Vec::new(),
+        table: None,
     };
     // The last line of a BibTeX entry read ahead.
     let mut skip_to = 0;
@@ -335,6 +399,44 @@ fn walk<'a>(draft: &'a str, v: &mut dyn Visit<'a>) -> Outline<'a> {
         front,
         sections: headers.sections,
         unclosed_fence: lines.open_fence(),
+    }
+}
+
+/// Hands the walk's items on, numbering the sentences as they go by: every reading of a
+/// draft numbers them alike, so a finding's sentence is the report's.
+struct Numbered<'v, 'a> {
+    v: &'v mut dyn Visit<'a>,
+    next: usize,
+}
+
+impl<'a> Visit<'a> for Numbered<'_, 'a> {
+    fn citation(&mut self, c: Citation) {
+        self.v.citation(c);
+    }
+    fn sentence(&mut self, mut s: Sentence<'a>) {
+        s.index = self.next;
+        self.next += 1;
+        self.v.sentence(s);
+    }
+    fn row(&mut self, mut row: Sentence<'a>) {
+        row.index = self.next;
+        self.next += 1;
+        self.v.row(row);
+    }
+    fn listed(&mut self, entry: BlockEntry<'a>) {
+        self.v.listed(entry);
+    }
+    fn url(&mut self, url: &'a str, line: usize) {
+        self.v.url(url, line);
+    }
+    fn note(&mut self, note: Note<'a>) {
+        self.v.note(note);
+    }
+    fn marker(&mut self, line_start: usize, m: &markers::Marker) {
+        self.v.marker(line_start, m);
+    }
+    fn shown(&mut self, start: usize, end: usize, ids: &[u64]) {
+        self.v.shown(start, end, ids);
     }
 }
 
@@ -431,11 +533,15 @@ fn bib_entry<'a>(
 /// Reads the lines before the tail, and what they hold, with buffers reused from line to
 /// line.
 struct Prose<'a> {
+    draft: &'a str,
     spans: inline::Spans<'a>,
     /// The inline code spans of the current line.
     code: Vec<(usize, usize)>,
     /// The URLs the current line shows with an id.
     shown: Vec<&'a str>,
+    /// The table the lines before this one are rows of, with its header row if it has
+    /// one.
+    table: Option<Option<&'a str>>,
 }
 
 impl<'a> Prose<'a> {
@@ -452,6 +558,10 @@ impl<'a> Prose<'a> {
                 let url = Cow::Borrowed(url);
                 v.listed(BlockEntry { id, url, line: n });
             }
+        }
+        let row = !line.code && text.trim_start().starts_with('|');
+        if !row {
+            self.table = None;
         }
         if line.code {
             return;
@@ -489,6 +599,7 @@ impl<'a> Prose<'a> {
                         kind: NoteKind::Glued,
                         written,
                         fix,
+                        sentence: None,
                     });
                 }
                 continue;
@@ -513,11 +624,50 @@ impl<'a> Prose<'a> {
                     kind: NoteKind::Malformed,
                     written: m.written,
                     fix: m.fix,
+                    sentence: None,
                 });
             }
         }
-        sentences::split_line(text, n, code, v);
+        if row {
+            self.row(line, v);
+        } else {
+            sentences::split_line(text, n, code, v);
+        }
     }
+
+    /// Hands `line`, a table row, to `v` if it cites: a table's first line is its header
+    /// when a delimiter row (`|---|:--:|`) follows it, and the delimiter row is no row.
+    fn row(&mut self, line: &layout::Line<'a>, v: &mut dyn Visit<'a>) {
+        let text = line.text.trim();
+        let header = match self.table {
+            Some(header) => {
+                if delimiter_row(text) {
+                    return;
+                }
+                header
+            }
+            None => {
+                let after = line.start + line.text.len();
+                let next = self.draft[after..].split('\n').nth(1).map(layout::text_of);
+                if next.is_some_and(|l| delimiter_row(l.trim())) {
+                    self.table = Some(Some(text));
+                    return;
+                }
+                self.table = Some(None);
+                None
+            }
+        };
+        sentences::row(line.text, line.number, header, &self.code, v);
+    }
+}
+
+/// A table's delimiter row: pipes, dashes, colons and blanks, a dash among them.
+fn delimiter_row(text: &str) -> bool {
+    text.starts_with('|')
+        && text.contains('-')
+        && text
+            .chars()
+            .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
 }
 
 /// The Sources block a tail holds: a header, or a headerless footnote or BibTeX block
@@ -568,7 +718,10 @@ impl<'a> Visit<'a> for Summary<'a> {
         }
     }
     fn sentence(&mut self, s: Sentence<'a>) {
-        self.sentences.add(&s);
+        self.see(&s);
+    }
+    fn row(&mut self, row: Sentence<'a>) {
+        self.see(&row);
     }
     fn listed(&mut self, entry: BlockEntry<'a>) {
         self.listed.push(entry);
@@ -589,16 +742,47 @@ impl<'a> Visit<'a> for Summary<'a> {
 pub fn summarize(draft: &str) -> Summary<'_> {
     let mut summary = Summary::default();
     let outline = walk(draft, &mut summary);
-    summary.block = block(outline.tail);
-    summary.bibliography = outline.front.and_then(|f| f.bibliography);
-    summary.sections = outline.sections;
-    summary.unclosed_fence = outline.unclosed_fence;
+    summary.outline(outline);
     summary
 }
 
-/// [`summarize`], keeping the sentences that cite an id too, with their text: what
-/// `verify --support` checks against the pages they cite. Only those are kept, each a
-/// slice of the draft and its ids.
+impl<'a> Summary<'a> {
+    /// Counts `s` (a row is not counted), and names it as the sentence of the notes in
+    /// it and of the ids it is the first to cite. A line's notes come before its
+    /// sentences, in order.
+    fn see(&mut self, s: &Sentence<'a>) {
+        if !s.row {
+            self.sentences.add(s);
+        }
+        for &id in &s.cited {
+            self.cited_in.entry(id).or_insert(s.named());
+        }
+        while let Some(note) = self.notes.get_mut(self.placed_notes) {
+            let later = note.line > s.line
+                || (note.line == s.line && note.written.as_ptr() >= s.text.as_ptr());
+            if s.holds(note.written) {
+                note.sentence = Some(s.named());
+            } else if later {
+                // A sentence still to come may hold it.
+                break;
+            }
+            self.placed_notes += 1;
+        }
+    }
+
+    /// Takes in what the walk learned of the draft as a whole: the same for every reading
+    /// of it, so that a document `verify` reads one way is read so with `--support` too.
+    fn outline(&mut self, outline: Outline<'a>) {
+        self.block = block(outline.tail);
+        self.bibliography = outline.front.and_then(|f| f.bibliography);
+        self.sections = outline.sections;
+        self.unclosed_fence = outline.unclosed_fence;
+    }
+}
+
+/// [`summarize`], keeping the sentences and table rows that cite an id too, with their
+/// text: what `verify --support` checks against the pages they cite. Only those are
+/// kept, each a slice of the draft and its ids.
 ///
 /// A cited sentence's text takes in what opens its line before it and is too short to
 /// be a sentence (`On Sept.` of `On Sept. 6, 2022 the bank moved.[1]`, split at the
@@ -616,7 +800,7 @@ pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
             self.summary.citation(c);
         }
         fn sentence(&mut self, mut s: Sentence<'a>) {
-            self.summary.sentences.add(&s);
+            self.summary.see(&s);
             let start = s.text.as_ptr() as usize - self.draft.as_ptr() as usize;
             let end = start + s.text.len();
             let line_start = self.draft[..start].rfind('\n').map_or(0, |i| i + 1);
@@ -632,6 +816,10 @@ pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
                 s.text = &self.draft[at..end];
             }
             self.cited.push(s);
+        }
+        fn row(&mut self, row: Sentence<'a>) {
+            self.summary.see(&row);
+            self.cited.push(row);
         }
         fn listed(&mut self, entry: BlockEntry<'a>) {
             self.summary.listed(entry);
@@ -651,9 +839,7 @@ pub fn summarize_cited(draft: &str) -> (Summary<'_>, Vec<Sentence<'_>>) {
     };
     let outline = walk(draft, &mut keep);
     let mut summary = keep.summary;
-    summary.block = block(outline.tail);
-    summary.sections = outline.sections;
-    summary.unclosed_fence = outline.unclosed_fence;
+    summary.outline(outline);
     (summary, keep.cited)
 }
 

@@ -11,7 +11,8 @@ use super::{Citation, Sentence, Visit, walk};
 /// A draft's sentences and markers, placed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Placed<'a> {
-    /// The prose sentences (4+ words), in draft order, each with its byte offset.
+    /// The prose sentences (4+ words) and the table rows that cite, in draft order, each
+    /// with its byte offset; a sentence's place in this list is its `index`.
     pub sentences: Vec<(usize, Sentence<'a>)>,
     /// Every well-formed marker in the prose, and every malformed group that still shows
     /// ids, in draft order.
@@ -75,6 +76,9 @@ pub fn place(draft: &str) -> Placed<'_> {
             let at = s.text.as_ptr() as usize - self.base;
             self.sentences.push((at, s));
         }
+        fn row(&mut self, row: Sentence<'a>) {
+            self.sentence(row);
+        }
         fn marker(&mut self, line_start: usize, m: &Marker) {
             let kind = match &m.kind {
                 Kind::Cite(id) => MarkKind::Cite {
@@ -125,14 +129,21 @@ mod tests {
 
     #[test]
     fn sentences_and_marks_carry_their_offsets() {
-        let draft = "---\ntitle: T\n---\n# H\n\nIce floats on water.[1] Water expands when frozen [@source2].\n`[3]` x[4]y [policy]\n\n## Sources\n\n[1] https://a.org\n";
+        let draft = "---\ntitle: T\n---\n# H\n\nIce floats on water.[1] Water expands when frozen [@source2].\n`[3]` x[4]y [policy]\n\n| A | B |\n|---|---|\n| a | 1 [1] |\n| b | 2 |\n\n## Sources\n\n[1] https://a.org\n";
         let p = place(draft);
         let texts: Vec<(&str, &str)> = p
             .sentences
             .iter()
             .map(|(at, s)| (&draft[*at..*at + s.text.len()], s.text))
             .collect();
-        assert_eq!(texts.len(), 2);
+        assert_eq!(texts.len(), 3);
+        let indices: Vec<usize> = p.sentences.iter().map(|(_, s)| s.index).collect();
+        assert_eq!(indices, [0, 1, 2]);
+        let (_, row) = &p.sentences[2];
+        assert_eq!(
+            (row.text, row.row, row.header, &row.cited[..]),
+            ("| a | 1 [1] |", true, Some("| A | B |"), &[1][..])
+        );
         for (placed, text) in &texts {
             assert_eq!(placed, text);
         }
@@ -160,6 +171,13 @@ mod tests {
                 ),
                 ("[4]", &MarkKind::Shown { ids: vec![4] }),
                 ("[policy]", &MarkKind::Policy),
+                (
+                    "[1]",
+                    &MarkKind::Cite {
+                        ids: vec![1],
+                        pandoc: false
+                    }
+                ),
             ]
         );
         assert_eq!(

@@ -1,4 +1,7 @@
-//! Prose lines into sentences, each with the provenance it declares.
+//! Prose lines into sentences, each with the provenance it declares; and a table row
+//! that cites, read as one: its figures are checked against the pages it cites (with
+//! its table's header row, whose units apply to the cells), though it is no sentence
+//! for coverage.
 //!
 //! As in `sources.py`: a line is trimmed; blank lines, headings (`#`) and table rows
 //! (`|`) are skipped; a leading run of `>` and spaces (a blockquote) is dropped. The line
@@ -149,6 +152,7 @@ fn spaced_note(text: &str, punct: usize, end: usize, marker_end: usize, line: us
         kind: NoteKind::Spaced,
         written: &text[word..marker_end],
         fix: format!("{}{marks}", &text[word..end]),
+        sentence: None,
     }
 }
 
@@ -167,24 +171,62 @@ fn push<'a>(
     if word_count(trimmed) < 4 {
         return;
     }
-    let mut sentence = Sentence {
-        text: trimmed,
+    let mut sentence = unmarked(trimmed, line);
+    while let Some(m) = found.next_if(|m| m.end <= end) {
+        sentence.declares(m.kind);
+    }
+    v.sentence(sentence);
+}
+
+/// Hands the table row `line` (1-based `number`; `code`: its inline code spans) to `v`
+/// if it has a well-formed citation outside code, with its table's `header`.
+pub(crate) fn row<'a>(
+    line: &'a str,
+    number: usize,
+    header: Option<&'a str>,
+    code: &[(usize, usize)],
+    v: &mut dyn Visit<'a>,
+) {
+    let text = line.trim();
+    let base = text.as_ptr() as usize - line.as_ptr() as usize;
+    let mut row = unmarked(text, number);
+    row.row = true;
+    row.header = header;
+    for m in markers::markers(text).filter(|m| !in_code(code, base + m.start)) {
+        row.declares(m.kind);
+    }
+    if !row.cited.is_empty() {
+        v.row(row);
+    }
+}
+
+/// `text` on `line`, before its markers are read.
+fn unmarked(text: &str, line: usize) -> Sentence<'_> {
+    Sentence {
+        text,
         line,
+        // Numbered by the walk.
+        index: 0,
+        row: false,
+        header: None,
         cited: Vec::new(),
         tool: false,
         policy: false,
         unverified: false,
-    };
-    while let Some(m) = found.next_if(|m| m.end <= end) {
-        match m.kind {
-            Kind::Cite(id) => sentence.cited.push(id),
-            Kind::Pandoc(ids) => sentence.cited.extend(ids),
-            Kind::Tool => sentence.tool = true,
-            Kind::Policy => sentence.policy = true,
-            Kind::Unverified => sentence.unverified = true,
+    }
+}
+
+impl Sentence<'_> {
+    /// Takes in what a well-formed marker of it declares.
+    fn declares(&mut self, kind: Kind) {
+        match kind {
+            Kind::Cite(id) => self.cited.push(id),
+            Kind::Pandoc(ids) => self.cited.extend(ids),
+            Kind::Tool => self.tool = true,
+            Kind::Policy => self.policy = true,
+            Kind::Unverified => self.unverified = true,
         }
     }
-    v.sentence(sentence);
 }
 
 #[cfg(test)]
@@ -422,6 +464,7 @@ mod tests {
                 kind: NoteKind::Spaced,
                 written: "wavelength. [1][2]",
                 fix: "wavelength.[1][2]".into(),
+                sentence: None,
             }]
         );
         // At the end of a line too; not when something is glued to the marker.

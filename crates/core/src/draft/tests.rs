@@ -443,3 +443,38 @@ fn cited_sentences_are_kept_with_what_opens_their_line() {
         ]
     );
 }
+
+/// A pandoc document's front matter names its bibliography for `verify --support` as for
+/// `verify`: the ids it cites as `[@sourceN]` are owed no Sources block either way.
+#[test]
+fn a_pandoc_document_is_summarized_alike_with_its_cited_sentences() {
+    let draft = "---\nbibliography: \"out.json\"\nlink-citations: true\n---\n\nIce floats on liquid water [@source1].\n";
+    let (summary, cited) = super::summarize_cited(draft);
+    assert_eq!(summary.bibliography, Some(2));
+    assert_eq!(summary, summarize(draft));
+    assert_eq!(cited.len(), 1);
+}
+
+/// A table's rows that cite are kept for `--support` with the table's header, never
+/// counted as sentences; a header row and a delimiter row are no rows, and lines of
+/// pipes with no delimiter row under the first are rows without a header.
+#[test]
+fn table_rows_that_cite_are_kept_with_their_header() {
+    let draft = "| Rate [1] | Value |\n| :-- | --: |\n| Base | 4% [1] |\n| Floor | 3% |\n\nA plain sentence with four words.\n| a | 1 [2] |\n| b | 2 [3] |\n\n```\n| c | 3 [4] |\n```\n";
+    let (summary, cited) = super::summarize_cited(draft);
+    let rows: Vec<(&str, Option<&str>, usize, usize)> = cited
+        .iter()
+        .map(|s| (s.text, s.header, s.index, s.line))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("| Base | 4% [1] |", Some("| Rate [1] | Value |"), 0, 3),
+            ("| a | 1 [2] |", None, 2, 7),
+            ("| b | 2 [3] |", None, 3, 8),
+        ]
+    );
+    assert!(cited.iter().all(|s| s.row));
+    assert_eq!(summary.sentences.total, 1);
+    assert_eq!(summary, summarize(draft));
+}

@@ -88,6 +88,88 @@ pub struct Finding {
     /// coverage failure counts as uncovered).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<usize>,
+    /// The sentences it is about (the first [`LIST_AT_MOST`]), each with its number and
+    /// text: two findings on one line say which sentence each is about.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sentences: Vec<SentenceRef>,
+    /// What its sentences are to it, for a front end that marks them.
+    #[serde(skip)]
+    pub(crate) about: About,
+}
+
+/// What the sentences a finding names are to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum About {
+    /// They are what is wrong (a marker, too many citations).
+    #[default]
+    Fault,
+    /// They cite ids the ledger lacks (each the first to cite one).
+    Ids,
+    /// What the support check found in them (a figure no page has, a name, no page
+    /// text): its report says more of each than the finding.
+    Support,
+    /// They are listed for the finding, which is about the draft as a whole (its
+    /// coverage, its share of `[unverified]`).
+    Listed,
+}
+
+/// A sentence a finding is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SentenceRef {
+    /// Its number among the draft's sentences and cited table rows, from 0, in draft
+    /// order (the support report's `index`); a message shows it counted from 1.
+    pub index: usize,
+    /// As the draft writes it, on one line.
+    pub text: String,
+    /// It is a row of a table.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub row: bool,
+}
+
+impl SentenceRef {
+    /// The sentence numbered `index` whose text is `text`. A table row is the only
+    /// text that opens with `|`: a prose line opening so is a row, never a sentence.
+    pub fn new(index: usize, text: &str) -> SentenceRef {
+        let text: String = text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .map(|c| {
+                if crate::text::is_terminal_control(c) {
+                    '\u{fffd}'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        SentenceRef {
+            index,
+            row: text.starts_with('|'),
+            text,
+        }
+    }
+
+    fn of(named: &super::Named<'_>) -> SentenceRef {
+        SentenceRef::new(named.index, named.text)
+    }
+
+    /// `sentence 4: "Prices rose 7.4% in May.[1]"`, a long text cut at a word with `…`.
+    fn shown(&self) -> String {
+        const LONG: usize = 80;
+        let mut text = self.text.as_str();
+        let mut cut = "";
+        if let Some((at, _)) = text.char_indices().nth(LONG) {
+            let word = text[..at]
+                .rfind(' ')
+                .filter(|&k| k > LONG / 2)
+                .unwrap_or(at);
+            text = text[..word].trim_end();
+            cut = " …";
+        }
+        let what = if self.row { ", a table row" } else { "" };
+        format!("sentence {}{what}: \"{text}{cut}\"", self.index + 1)
+    }
 }
 
 impl Finding {
@@ -96,17 +178,33 @@ impl Finding {
             message,
             line,
             lines: Vec::new(),
+            sentences: Vec::new(),
+            about: About::Fault,
         }
+    }
+
+    /// The finding about `sentences`, which are `about` to it.
+    fn about(mut self, about: About, sentences: Vec<SentenceRef>) -> Finding {
+        self.about = about;
+        self.sentences = sentences;
+        self
     }
 }
 
 impl fmt::Display for Finding {
     /// `MESSAGE (line N)`, `MESSAGE (lines A, B, … and K more)` (the first
-    /// [`LIST_AT_MOST`]), or the message alone.
+    /// [`LIST_AT_MOST`]), or the message alone; `MESSAGE (line N) in sentence K: "TEXT"`
+    /// when it is about one sentence, so that `(line N)` reads as it always has.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)?;
         match (self.lines.len(), self.line) {
-            (0 | 1, Some(n)) => write!(f, " (line {n})"),
+            (0 | 1, Some(n)) => {
+                write!(f, " (line {n})")?;
+                match &self.sentences[..] {
+                    [one] if self.about != About::Listed => write!(f, " in {}", one.shown()),
+                    _ => Ok(()),
+                }
+            }
             (0 | 1, None) => Ok(()),
             (count, _) => {
                 let shown = &self.lines[..count.min(LIST_AT_MOST)];
@@ -300,6 +398,21 @@ impl<'s, 'a> Check<'s, 'a> {
         self.warnings.push(Finding::at(message, line));
     }
 
+    /// The sentences in which the first of `ids` are first cited, each once, in order.
+    fn citing(&self, ids: &[u64]) -> Vec<SentenceRef> {
+        let mut named: Vec<&super::Named<'_>> = ids
+            .iter()
+            .filter_map(|id| self.summary.cited_in.get(id))
+            .collect();
+        named.sort_by_key(|n| n.index);
+        named.dedup_by_key(|n| n.index);
+        named
+            .iter()
+            .take(LIST_AT_MOST)
+            .map(|n| SentenceRef::of(n))
+            .collect()
+    }
+
     /// The first line citing any of `ids`.
     fn first_line(&self, ids: &[u64]) -> Option<usize> {
         ids.iter()
@@ -357,7 +470,9 @@ impl<'s, 'a> Check<'s, 'a> {
             ));
         }
         let line = self.first_line(&unknown);
-        self.error(message, line);
+        let sentences = self.citing(&unknown);
+        self.errors
+            .push(Finding::at(message, line).about(About::Ids, sentences));
     }
 
     /// Cited ids the ledger has, with no block listing anything (as in `sources.py`, a
@@ -542,6 +657,14 @@ impl<'s, 'a> Check<'s, 'a> {
             ),
             line: uncovered.first().copied(),
             lines: uncovered.clone(),
+            sentences: self
+                .summary
+                .sentences
+                .uncovered_sentences
+                .iter()
+                .map(SentenceRef::of)
+                .collect(),
+            about: About::Listed,
         });
     }
 
@@ -597,7 +720,9 @@ impl<'s, 'a> Check<'s, 'a> {
                     }
                 }
                 message.push_str(" — write what the page says, or cite a page that says it");
-                self.error(message, Some(s.line));
+                let sentence = SentenceRef::new(s.index, &s.text);
+                self.errors
+                    .push(Finding::at(message, Some(s.line)).about(About::Support, vec![sentence]));
             }
         }
         if listed > LIST_AT_MOST {
@@ -606,13 +731,24 @@ impl<'s, 'a> Check<'s, 'a> {
                 "{more} more figure(s), date(s) or quoted phrase(s) on none of the pages cited, not listed — {}",
                 self.opts.advice.every_one()
             );
-            let line = support
+            // The sentences of the facts not listed: those after the first that are.
+            let mut facts = 0;
+            let rest: Vec<&crate::support::SentenceSupport> = support
                 .sentences
                 .iter()
-                .filter(|s| !s.unsupported.is_empty())
-                .nth(LIST_AT_MOST)
-                .map(|s| s.line);
-            self.error(message, line);
+                .filter(|s| {
+                    facts += s.unsupported.len();
+                    !s.unsupported.is_empty() && facts > LIST_AT_MOST
+                })
+                .collect();
+            let line = rest.first().map(|s| s.line);
+            let sentences = rest
+                .iter()
+                .take(LIST_AT_MOST)
+                .map(|s| SentenceRef::new(s.index, &s.text))
+                .collect();
+            self.errors
+                .push(Finding::at(message, line).about(About::Support, sentences));
         }
         self.support = Some(support);
     }
@@ -634,14 +770,14 @@ impl<'s, 'a> Check<'s, 'a> {
                 continue;
             }
             let names: Vec<String> = s.names_missing.iter().map(|n| format!("\"{n}\"")).collect();
-            self.warn(
-                format!(
-                    "name(s) on none of the pages cited ({}): {} — check the spelling, or cite a page that names them",
-                    pages_checked(&s.cited, &s.without_pages),
-                    names.join(", ")
-                ),
-                Some(s.line),
+            let message = format!(
+                "name(s) on none of the pages cited ({}): {} — check the spelling, or cite a page that names them",
+                pages_checked(&s.cited, &s.without_pages),
+                names.join(", ")
             );
+            let sentence = SentenceRef::new(s.index, &s.text);
+            self.warnings
+                .push(Finding::at(message, Some(s.line)).about(About::Support, vec![sentence]));
         }
         if named > LIST_AT_MOST {
             self.warn(
@@ -679,6 +815,12 @@ impl<'s, 'a> Check<'s, 'a> {
                 ),
                 line: lines.first().copied(),
                 lines: if lines.len() > 1 { lines } else { Vec::new() },
+                sentences: unchecked
+                    .iter()
+                    .take(LIST_AT_MOST)
+                    .map(|s| SentenceRef::new(s.index, &s.text))
+                    .collect(),
+                about: About::Support,
             });
         }
         self.support = Some(support);
@@ -741,7 +883,9 @@ impl<'s, 'a> Check<'s, 'a> {
                 "{} sentence(s) carry more than {MAX_CITATIONS_PER_SENTENCE} citations",
                 s.over_cited
             );
-            self.warn(message, s.first_over_cited);
+            let sentences = s.over_cited_sentences.iter().map(SentenceRef::of).collect();
+            self.warnings
+                .push(Finding::at(message, s.first_over_cited).about(About::Fault, sentences));
         }
     }
 
@@ -753,8 +897,12 @@ impl<'s, 'a> Check<'s, 'a> {
                 "most declared provenance is [unverified] ({} of {} sentences) — say so in the deliverable's summary",
                 c.unverified, c.with_provenance
             );
-            let line = self.summary.sentences.first_unverified;
-            self.warn(message, line);
+            let counts = &self.summary.sentences;
+            let sentences = counts.first_unverified_sentence.iter().map(SentenceRef::of);
+            self.warnings.push(
+                Finding::at(message, counts.first_unverified)
+                    .about(About::Listed, sentences.collect()),
+            );
         }
     }
 
@@ -789,7 +937,9 @@ impl<'s, 'a> Check<'s, 'a> {
                     note.written, note.fix
                 ),
             };
-            self.warnings.push(Finding::at(message, Some(note.line)));
+            let sentences = note.sentence.iter().map(SentenceRef::of).collect();
+            self.warnings
+                .push(Finding::at(message, Some(note.line)).about(About::Fault, sentences));
         }
         let more = self.summary.note_count - self.summary.notes.len();
         if more > 0 {
@@ -845,6 +995,12 @@ impl<'s, 'a> Check<'s, 'a> {
             ));
             if s.names_missing > 0 {
                 stats.push_str(&format!(", {} name(s) on no cited page", s.names_missing));
+            }
+            if s.tool_figures > 0 {
+                stats.push_str(&format!(
+                    "; {} figure(s) from tools, not checked",
+                    s.tool_figures
+                ));
             }
         }
         Report {
@@ -1478,6 +1634,55 @@ Sources:
         }
     }
 
+    /// Two findings on one line each name their sentence, by number and text, on the
+    /// terminal and in JSON; a long sentence is cut at a word.
+    #[test]
+    fn findings_on_one_line_name_their_sentences() {
+        let long = "Cells of this kind arrive from the factory lines of several makers in a year not yet named by anyone at all[3].";
+        let draft = format!(
+            "# Cells\n\nAn opening claim stands here. Batteries are tested by carmakers[2]. Cells arrive around the year 2030[9]. {long}\n"
+        );
+        let r = run(
+            &draft,
+            &Fake::new(&[1, 2, 3], &[]),
+            &VerifyOptions::default(),
+        );
+        assert_eq!(
+            printed(&r.warnings)[..3],
+            [
+                "citation glued to a word: \"carmakers[2].\" — write \"carmakers.[2]\" (line 3) in sentence 2: \"Batteries are tested by carmakers[2].\"",
+                "citation glued to a word: \"2030[9].\" — write \"2030.[9]\" (line 3) in sentence 3: \"Cells arrive around the year 2030[9].\"",
+                "citation glued to a word: \"all[3].\" — write \"all.[3]\" (line 3) in sentence 4: \"Cells of this kind arrive from the factory lines of several makers in a year …\"",
+            ]
+        );
+        // The unknown id names the sentence that cites it.
+        assert!(
+            r.errors[0]
+                .to_string()
+                .ends_with("(line 3) in sentence 3: \"Cells arrive around the year 2030[9].\""),
+            "{}",
+            r.errors[0]
+        );
+        let json = serde_json::to_value(&r.warnings[1]).unwrap();
+        assert_eq!(
+            json["sentences"],
+            serde_json::json!([{"index": 2, "text": "Cells arrive around the year 2030[9]."}])
+        );
+        // A finding about the draft as a whole lists its sentences in JSON only.
+        let opts = VerifyOptions {
+            min_coverage: Some(0.9),
+            ..VerifyOptions::default()
+        };
+        let r = run(&draft, &Fake::new(&[1, 2, 3], &[]), &opts);
+        let coverage = r
+            .errors
+            .iter()
+            .find(|e| e.message.starts_with("citation coverage"))
+            .unwrap();
+        assert!(coverage.to_string().ends_with("(line 3)"), "{coverage}");
+        assert_eq!(coverage.sentences[0].text, "An opening claim stands here.");
+    }
+
     /// Issue 18: an id the ledger lacks is not "absent from the Sources block — run
     /// render": render can never add it. It is reported once, with remove-or-register.
     #[test]
@@ -1617,7 +1822,7 @@ Sources:
             warned(draft),
             [
                 "listed in Sources but never cited inline: [2] (line 7)",
-                "1 sentence(s) carry more than 3 citations (line 1)",
+                "1 sentence(s) carry more than 3 citations (line 1) in sentence 1: \"A claim cited four times.[1][1][1][1]\"",
                 "most declared provenance is [unverified] (2 of 3 sentences) — say so in the deliverable's summary (line 2)",
             ]
         );
@@ -1651,10 +1856,10 @@ unclosed
         assert_eq!(
             warned(draft),
             [
-                "1 sentence(s) carry more than 3 citations (line 1)",
+                "1 sentence(s) carry more than 3 citations (line 1) in sentence 1: \"A claim cited four times.[1][1][1][1]\"",
                 "the code fence opened at line 6 is never closed: everything after it is code — close it with a line ``` (line 6)",
-                "malformed marker [1, 2] gives no provenance — write [1][2] (line 2)",
-                "marker after a space: \"wavelength. [1]\" — write \"wavelength.[1]\" (line 3)",
+                "malformed marker [1, 2] gives no provenance — write [1][2] (line 2) in sentence 2: \"Two sources back this claim.[1, 2]\"",
+                "marker after a space: \"wavelength. [1]\" — write \"wavelength.[1]\" (line 3) in sentence 3: \"The light has a longer wavelength. [1]\"",
                 "URL in the draft is not a registered source: https://elsewhere.org/data — register it with `cite add https://elsewhere.org/data` and cite the id it prints instead (line 4)",
             ]
         );

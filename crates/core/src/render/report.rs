@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use crate::draft::{self, Finding, MarkKind, Placed, Sentence, Verification};
+use crate::draft::{self, About, Finding, MarkKind, Placed, Sentence, Verification};
 use crate::model::Source;
 use crate::support::SentenceSupport;
 
@@ -43,6 +43,8 @@ pub struct Page<'a> {
     pub made: &'a str,
     /// The `verify` command whose verdict the page shows.
     pub command: &'a str,
+    /// Judged as `verify --strict` judges: what fails it is marked failing.
+    pub strict: bool,
 }
 
 /// One cited source, as its card shows it.
@@ -83,15 +85,24 @@ pub struct QuoteInPage {
     pub page: Option<String>,
 }
 
-/// What `verify` found for one sentence, as the page labels it. Each has an icon and a
-/// word as well as a colour, so colour is never the only signal.
+/// What `verify` found for one sentence (or table row that cites), as the page marks
+/// it. Each has an icon, a word, a colour and an underline of its own, so that colour is
+/// never the only signal; the first four are the states of a cited sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
-    /// Cites an id the ledger lacks, or a figure, date or quote none of its pages has.
-    Failing,
-    /// Cited, and every figure, date and quoted phrase it has is on a page it cites.
+    /// Cited, its pages read, and every figure, date and quoted phrase in it on one of
+    /// them (or none in it to check).
     Supported,
-    Cited,
+    /// Cited, and nothing of it checked: no cited source has page text, or the report
+    /// was made without the support check.
+    Unchecked,
+    /// A warning concerns it: a name no cited page uses, a citation glued to a word, a
+    /// malformed or spaced marker, too many citations.
+    Warned,
+    /// What fails `verify` is in it: an id the ledger lacks, a figure, date or quoted
+    /// phrase none of its pages has; under `--strict`, every warning and every cited
+    /// sentence left unchecked too.
+    Failing,
     Tool,
     Policy,
     Unverified,
@@ -100,22 +111,24 @@ pub enum Status {
 }
 
 impl Status {
-    pub const ALL: [Status; 7] = [
+    pub const ALL: [Status; 8] = [
         Status::Supported,
-        Status::Cited,
+        Status::Unchecked,
+        Status::Warned,
+        Status::Failing,
         Status::Tool,
         Status::Policy,
         Status::Unverified,
         Status::None,
-        Status::Failing,
     ];
 
     /// The `data-status` value and CSS class suffix.
     pub fn key(self) -> &'static str {
         match self {
-            Status::Failing => "failing",
             Status::Supported => "supported",
-            Status::Cited => "cited",
+            Status::Unchecked => "unchecked",
+            Status::Warned => "warned",
+            Status::Failing => "failing",
             Status::Tool => "tool",
             Status::Policy => "policy",
             Status::Unverified => "unverified",
@@ -125,9 +138,10 @@ impl Status {
 
     fn icon(self) -> &'static str {
         match self {
+            Status::Supported => "✔",
+            Status::Unchecked => "☐",
+            Status::Warned => "⚠",
             Status::Failing => "✗",
-            Status::Supported => "✔✔",
-            Status::Cited => "✔",
             Status::Tool => "⚙",
             Status::Policy => "§",
             Status::Unverified => "?",
@@ -135,28 +149,38 @@ impl Status {
         }
     }
 
+    /// The word shown with the icon.
     fn label(self) -> &'static str {
         match self {
+            Status::Supported => "supported",
+            Status::Unchecked => "unchecked",
+            Status::Warned => "warned",
             Status::Failing => "failing",
-            Status::Supported => "cited, figures found on the page",
-            Status::Cited => "cited",
-            Status::Tool => "checked by a tool",
+            Status::Tool => "tool",
             Status::Policy => "policy",
             Status::Unverified => "unverified",
-            Status::None => "no provenance",
+            Status::None => "no marker",
         }
     }
 
-    fn meaning(self) -> &'static str {
+    fn meaning(self, strict: bool) -> &'static str {
         match self {
-            Status::Failing => {
-                "cites an id the ledger lacks, or a figure, date or quote none of its pages has"
-            }
             Status::Supported => {
-                "every figure, date and quoted phrase is on a page it cites (verify --support)"
+                "cited, and every figure, date and quoted phrase in it is on a page it cites (\"checked: nothing to check\" when its pages were read and it has none)"
             }
-            Status::Cited => "cites ledger sources (nothing on their pages to check it against)",
-            Status::Tool => "marked [tool:…]: checked by running a tool",
+            Status::Unchecked => {
+                "cited, but nothing in it was checked: no cited source has page text (or the report was made with --no-support)"
+            }
+            Status::Warned => {
+                "a warning concerns it: a name no cited page uses, a citation glued to a word, a malformed or spaced marker, more than 3 citations"
+            }
+            Status::Failing if strict => {
+                "it fails verify --strict: an id the ledger lacks, a figure, date or quoted phrase none of its pages has, a warning, or no page text to check it against"
+            }
+            Status::Failing => {
+                "it fails verify: an id the ledger lacks, or a figure, date or quoted phrase none of its pages has"
+            }
+            Status::Tool => "marked [tool:…] only: checked by running a tool",
             Status::Policy => "marked [policy]: a statement of policy, not a factual claim",
             Status::Unverified => "marked [unverified]: from model knowledge, not sourced",
             Status::None => "no marker: the reader cannot tell where it comes from",
@@ -166,6 +190,8 @@ impl Status {
 
 /// A sentence with its status, the reason shown with it, and its anchor.
 struct Marked {
+    /// Its number (its `index`).
+    index: usize,
     start: usize,
     end: usize,
     status: Status,
@@ -173,22 +199,62 @@ struct Marked {
     anchor: String,
 }
 
-/// The page, as one HTML document.
-pub fn html(page: &Page<'_>) -> String {
+/// The verdict a report shows: whether the draft passes `verify`, and what fails it,
+/// counted as the page marks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub passed: bool,
+    /// Sentences (and table rows) marked failing.
+    pub failing_sentences: usize,
+    /// Failures about the draft as a whole, no sentence's: a missing Sources block,
+    /// coverage, an entry the ledger lacks, and under `--strict` the draft's warnings.
+    pub draft_failures: usize,
+}
+
+impl std::fmt::Display for Verdict {
+    /// `citations OK`, or `verification failed: 5 failing sentence(s) and 2 failure(s)
+    /// of the draft as a whole`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.passed {
+            return f.write_str("citations OK");
+        }
+        f.write_str("verification failed: ")?;
+        let sentences = format!("{} failing sentence(s)", self.failing_sentences);
+        let draft = format!("{} failure(s) of the draft as a whole", self.draft_failures);
+        match (self.failing_sentences, self.draft_failures) {
+            (_, 0) => f.write_str(&sentences),
+            (0, _) => f.write_str(&draft),
+            _ => write!(f, "{sentences} and {draft}"),
+        }
+    }
+}
+
+/// Whether `f` is a failure of the draft as a whole, not of sentences it names (which
+/// the page marks failing instead).
+fn of_the_draft(f: &Finding) -> bool {
+    f.sentences.is_empty() || f.about == About::Listed
+}
+
+/// The page, as one HTML document, and the verdict it shows.
+pub fn html(page: &Page<'_>) -> (String, Verdict) {
     let draft = page.draft;
     let placed = page.placed;
-    let support: Vec<&SentenceSupport> = page
-        .verification
-        .report
-        .support
-        .as_ref()
-        .map(|s| s.sentences.iter().collect())
-        .unwrap_or_default();
-    let marked = mark_sentences(page, &placed.sentences, &support);
-    // Where a finding's line goes: the first sentence on it.
+    let marked = mark_sentences(page, &placed.sentences);
+    let r = &page.verification.report;
+    let verdict = Verdict {
+        passed: page.verification.passed(),
+        failing_sentences: marked
+            .iter()
+            .filter(|m| m.status == Status::Failing)
+            .count(),
+        draft_failures: r.errors.iter().filter(|f| of_the_draft(f)).count(),
+    };
+    // Where a finding goes: its sentences, else the first sentence on its line.
     let mut by_line: HashMap<usize, &str> = HashMap::new();
+    let mut by_index: HashMap<usize, (usize, &str)> = HashMap::new();
     for (m, (_, s)) in marked.iter().zip(&placed.sentences) {
         by_line.entry(s.line).or_insert(&m.anchor);
+        by_index.insert(s.index, (s.line, &m.anchor));
     }
     // Where each id is cited, for the card's back links.
     let mut cited_at: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
@@ -217,7 +283,7 @@ pub fn html(page: &Page<'_>) -> String {
 
     let mut out = String::with_capacity(draft.len() * 2 + 16 * 1024);
     head(&mut out, page);
-    summary(&mut out, page, &marked, &by_line);
+    summary(&mut out, page, &verdict, &marked, &by_line, &by_index);
     out.push_str("<main>\n<article class=\"draft\" aria-label=\"The draft\">\n");
     let body = &draft[placed.front_end..placed.tail.max(placed.front_end)];
     body_html(
@@ -241,77 +307,126 @@ pub fn html(page: &Page<'_>) -> String {
         esc(page.made),
         esc(CSP)
     );
-    out
+    (out, verdict)
 }
 
-/// Each sentence's status: its markers, the ledger's ids, and `--support`'s findings
-/// (matched to the cited sentences in draft order, as the check lists them).
-fn mark_sentences(
-    page: &Page<'_>,
-    sentences: &[(usize, Sentence<'_>)],
-    support: &[&SentenceSupport],
-) -> Vec<Marked> {
+/// What the findings say of each sentence, by its number: whether an error or a warning
+/// names it as at fault, and the messages to show with it.
+#[derive(Default)]
+struct Said<'f> {
+    error: bool,
+    warning: bool,
+    messages: Vec<&'f str>,
+}
+
+/// Each sentence's status and the reasons shown with it: its markers, the ledger's ids,
+/// the support check's report of it, and the findings that name it.
+fn mark_sentences(page: &Page<'_>, sentences: &[(usize, Sentence<'_>)]) -> Vec<Marked> {
     let known = |id: u64| page.cards.get(&id).is_some_and(|c| c.source.is_some());
+    let report = &page.verification.report;
+    let support: HashMap<usize, &SentenceSupport> = report
+        .support
+        .iter()
+        .flat_map(|s| &s.sentences)
+        .map(|s| (s.index, s))
+        .collect();
+    let mut said: HashMap<usize, Said<'_>> = HashMap::new();
+    for (error, findings) in [(true, &report.errors), (false, &report.warnings)] {
+        for f in findings.iter().filter(|f| f.about != About::Listed) {
+            for s in &f.sentences {
+                let at = said.entry(s.index).or_default();
+                // What the support check found is worded from its report below, and an
+                // unchecked sentence has a state of its own unless --strict fails it.
+                let unchecked = support.get(&s.index).is_some_and(|sup| sup.unchecked);
+                if error {
+                    at.error = true;
+                } else if f.about != About::Support || !unchecked {
+                    at.warning = true;
+                }
+                if f.about == About::Fault && !at.messages.contains(&f.message.as_str()) {
+                    at.messages.push(&f.message);
+                }
+            }
+        }
+    }
+    let glued: Vec<usize> = page
+        .placed
+        .marks
+        .iter()
+        .filter(|m| m.glued)
+        .map(|m| m.start)
+        .collect();
     let mut out = Vec::with_capacity(sentences.len());
-    let mut next_support = 0;
-    let mut on_line: (usize, usize) = (0, 0);
     for (at, s) in sentences {
-        on_line = if on_line.0 == s.line {
-            (s.line, on_line.1 + 1)
-        } else {
-            (s.line, 1)
-        };
-        let anchor = format!("s-{}-{}", s.line, on_line.1);
+        let end = at + s.text.len();
         let mut why = Vec::new();
         let unknown: Vec<u64> = s.cited.iter().copied().filter(|&id| !known(id)).collect();
         if !unknown.is_empty() {
             why.push(format!("{} not in the ledger", ids_shown(&unknown)));
         }
-        // The support check lists the sentences citing a known id, in draft order.
-        let checked = if s.cited.iter().any(|&id| known(id)) {
-            match support.get(next_support) {
-                Some(sup) if sup.line == s.line => {
-                    next_support += 1;
-                    Some(*sup)
-                }
-                _ => None,
-            }
-        } else {
-            None
-        };
-        let mut failing = !unknown.is_empty();
-        let mut supported = false;
-        if let Some(sup) = checked {
+        let sup = support.get(&s.index).copied();
+        let nothing = Said::default();
+        let findings = said.get(&s.index).unwrap_or(&nothing);
+        let mut failing = !unknown.is_empty() || findings.error;
+        // A glued citation or a missing name past the findings listed is still a warning.
+        let mut warned = findings.warning || glued.iter().any(|g| (*at..end).contains(g));
+        let mut unchecked = !s.cited.is_empty() && sup.is_none_or(|sup| sup.unchecked);
+        if let Some(sup) = sup {
             for u in &sup.unsupported {
                 failing = true;
-                let mut line = format!("{} {} is on no page it cites", u.kind.noun(), u.written);
+                let mut line = format!("{} “{}” is on no page it cites", u.kind.noun(), u.written);
                 if let Some(c) = &u.closest {
-                    let _ = write!(line, " ([{}] has {}: “{}”)", c.id, c.written, c.context);
+                    let _ = write!(line, " ([{}] has “{}” in “{}”)", c.id, c.written, c.context);
                 }
                 why.push(line);
             }
             if !sup.names_missing.is_empty() {
+                warned = true;
                 why.push(format!(
                     "names no cited page uses: {}",
                     sup.names_missing.join(", ")
                 ));
             }
             if sup.unchecked {
-                why.push("no cited source has page text: not checked".into());
-            } else if sup.checked > 0 && sup.unsupported.is_empty() {
-                supported = true;
                 why.push(format!(
-                    "{} of {} figures, dates and quoted phrases found on the cited pages",
-                    sup.supported, sup.checked
+                    "not checked: no page text is stored for {}",
+                    ids_shown(&sup.without_pages)
+                ));
+            } else if sup.unsupported.is_empty() {
+                why.push(if sup.checked == 0 {
+                    "checked: nothing to check (no figure, date or quoted phrase)".to_string()
+                } else {
+                    format!(
+                        "{} of {} figure(s), date(s) and quoted phrase(s) found on the cited pages",
+                        sup.supported, sup.checked
+                    )
+                });
+            }
+            if sup.tool_figures > 0 {
+                why.push(format!(
+                    "{} figure(s) from the tool it names, not checked",
+                    sup.tool_figures
                 ));
             }
+        } else if unchecked && report.support.is_none() {
+            why.push("not checked: the report was made without the support check".into());
+        }
+        why.extend(findings.messages.iter().map(|m| m.to_string()));
+        if page.strict && (warned || sup.is_some_and(|sup| sup.unchecked)) {
+            // What --strict fails is failing.
+            failing = true;
+        }
+        if failing {
+            (warned, unchecked) = (false, false);
         }
         let status = if failing {
             Status::Failing
-        } else if !s.cited.is_empty() && supported {
-            Status::Supported
+        } else if warned {
+            Status::Warned
+        } else if unchecked {
+            Status::Unchecked
         } else if !s.cited.is_empty() {
-            Status::Cited
+            Status::Supported
         } else if s.tool {
             Status::Tool
         } else if s.policy {
@@ -322,14 +437,21 @@ fn mark_sentences(
             Status::None
         };
         out.push(Marked {
+            index: s.index,
             start: *at,
-            end: at + s.text.len(),
+            end,
             status,
             why: why.join("; "),
-            anchor,
+            anchor: anchor(s.index),
         });
     }
     out
+}
+
+/// The anchor of the sentence numbered `index`: `s-N`, N counted from 1 as a finding
+/// names it (`in sentence N`).
+fn anchor(index: usize) -> String {
+    format!("s-{}", index + 1)
 }
 
 fn ids_shown(ids: &[u64]) -> String {
@@ -355,18 +477,37 @@ fn head(out: &mut String, page: &Page<'_>) {
 }
 
 /// The verdict, the counts, the legend and the findings.
-fn summary(out: &mut String, page: &Page<'_>, marked: &[Marked], by_line: &HashMap<usize, &str>) {
-    let v = page.verification;
-    let r = &v.report;
-    let (verdict, class, icon) = if v.passed() {
-        ("citations OK", "pass", "✔")
+fn summary(
+    out: &mut String,
+    page: &Page<'_>,
+    verdict: &Verdict,
+    marked: &[Marked],
+    by_line: &HashMap<usize, &str>,
+    by_index: &HashMap<usize, (usize, &str)>,
+) {
+    let r = &page.verification.report;
+    let (class, icon) = if verdict.passed {
+        ("pass", "✔")
     } else {
-        ("verification failed", "fail", "✗")
+        ("fail", "✗")
+    };
+    let counted = if verdict.passed {
+        String::new()
+    } else {
+        format!(
+            "<span class=\"tally\">: <span data-count=\"failing-sentences\">{}</span> failing sentence(s), marked ✗ below, and <span data-count=\"draft-failures\">{}</span> failure(s) of the draft as a whole</span>",
+            verdict.failing_sentences, verdict.draft_failures
+        )
     };
     let _ = write!(
         out,
-        "<header>\n<h1>Report: {}</h1>\n<p class=\"verdict {class}\" id=\"verdict\"><span aria-hidden=\"true\">{icon}</span> <strong>{verdict}</strong> — <code>{}</code></p>\n<p class=\"stats\">{}</p>\n",
+        "<header>\n<h1>Report: {}</h1>\n<p class=\"verdict {class}\" id=\"verdict\"><span aria-hidden=\"true\">{icon}</span> <strong>{}</strong>{counted} — <code>{}</code></p>\n<p class=\"stats\">{}</p>\n",
         esc(page.name),
+        if verdict.passed {
+            "citations OK"
+        } else {
+            "verification failed"
+        },
         esc(page.command),
         esc(&r.stats)
     );
@@ -375,19 +516,19 @@ fn summary(out: &mut String, page: &Page<'_>, marked: &[Marked], by_line: &HashM
     for m in marked {
         *counts.entry(m.status).or_default() += 1;
     }
-    out.push_str("<section class=\"legend\" aria-labelledby=\"legend-h\"><h2 id=\"legend-h\">Legend</h2>\n<ul>\n");
+    out.push_str("<section class=\"legend\" aria-labelledby=\"legend-h\"><h2 id=\"legend-h\">Legend</h2>\n<p>Each sentence, and each table row that cites, is marked by an icon, a word, a colour and an underline:</p>\n<ul>\n");
     for status in Status::ALL {
         let _ = writeln!(
             out,
-            "<li class=\"st-{k}\" data-legend=\"{k}\"><span class=\"badge st-{k}\" aria-hidden=\"true\">{}</span> <b>{}</b> ({}) — {}</li>",
+            "<li class=\"st-{k}\" data-legend=\"{k}\"><span class=\"badge st-{k}\" aria-hidden=\"true\">{}</span> <b>{}</b> (<span data-legend-count=\"{k}\">{}</span>) — <span class=\"s st-{k}\">{}</span></li>",
             status.icon(),
             status.label(),
             counts.get(&status).copied().unwrap_or(0),
-            status.meaning(),
+            status.meaning(page.strict),
             k = status.key(),
         );
     }
-    out.push_str("</ul>\n<p class=\"hint\">Each citation links to its source's card; hover or focus it for a preview.</p></section>\n");
+    out.push_str("</ul>\n<p class=\"hint\">Each citation links to its source's card; hover or focus it for a preview. Each finding links to the sentences it is about.</p></section>\n");
     let groups: [(&str, &str, &[Finding]); 3] = [
         ("Failures", "fail", &r.errors),
         ("Warnings", "warn", &r.warnings),
@@ -411,19 +552,45 @@ fn summary(out: &mut String, page: &Page<'_>, marked: &[Marked], by_line: &HashM
             if lines.is_empty() {
                 lines.extend(f.line);
             }
-            let _ = write!(out, "<li data-finding=\"{class}\">{}", esc(&f.message));
-            for line in lines.iter().take(draft::LIST_AT_MOST) {
-                match by_line.get(line) {
-                    Some(anchor) => {
-                        let _ = write!(out, " <a href=\"#{anchor}\">line {line}</a>");
-                    }
-                    None => {
-                        let _ = write!(out, " (line {line})");
+            let scope = if of_the_draft(f) { "draft" } else { "sentence" };
+            let _ = write!(
+                out,
+                "<li data-finding=\"{class}\" data-scope=\"{scope}\">{}",
+                esc(&f.message)
+            );
+            // A finding about sentences links to each; another to its lines.
+            let linked: Vec<(usize, usize, &str)> = f
+                .sentences
+                .iter()
+                .filter_map(|s| by_index.get(&s.index).map(|&(l, a)| (s.index, l, a)))
+                .collect();
+            for &(index, line, anchor) in &linked {
+                let _ = write!(
+                    out,
+                    " <a href=\"#{anchor}\" data-sentence=\"{}\">line {line}, sentence {}</a>",
+                    index + 1,
+                    index + 1
+                );
+            }
+            if linked.is_empty() {
+                for line in lines.iter().take(draft::LIST_AT_MOST) {
+                    match by_line.get(line) {
+                        Some(anchor) => {
+                            let _ = write!(out, " <a href=\"#{anchor}\">line {line}</a>");
+                        }
+                        None => {
+                            let _ = write!(out, " (line {line})");
+                        }
                     }
                 }
             }
-            if lines.len() > draft::LIST_AT_MOST {
-                let _ = write!(out, " and {} more", lines.len() - draft::LIST_AT_MOST);
+            let shown = if linked.is_empty() {
+                draft::LIST_AT_MOST
+            } else {
+                linked.len()
+            };
+            if lines.len() > shown {
+                let _ = write!(out, " and {} more", lines.len() - shown);
             }
             out.push_str("</li>\n");
         }
@@ -467,12 +634,12 @@ fn body_html(
             Event::Text(t) => w.text(&t, range, body, base),
             Event::Code(c) => {
                 w.badges_before(range.end);
-                w.html(format!("<code>{}</code>", esc(&c)));
+                w.wrapped(format!("<code>{}</code>", esc(&c)), range.start);
             }
             // The draft's own HTML is shown, never run.
             Event::Html(h) | Event::InlineHtml(h) => {
                 w.badges_before(range.end);
-                w.html(esc(&h).into_owned());
+                w.wrapped(esc(&h).into_owned(), range.start);
             }
             Event::Start(Tag::Link {
                 link_type,
@@ -559,9 +726,10 @@ impl Weave<'_, '_> {
                 " tabindex=\"0\""
             };
             let badge = format!(
-                "<span class=\"badge st-{k}\" id=\"{a}\" data-status=\"{k}\"{focus} title=\"{label}{sep}{why}\"><span aria-hidden=\"true\">{icon}</span><span class=\"sr\">{label}{sep}{why}</span></span>",
+                "<span class=\"badge st-{k}\" id=\"{a}\" data-status=\"{k}\" data-s=\"{n}\"{focus} title=\"{label}{sep}{why}\"><span aria-hidden=\"true\">{icon}</span> <span class=\"word\">{label}</span><span class=\"sr\">{sep}{why}</span></span>",
                 k = m.status.key(),
                 a = m.anchor,
+                n = m.index + 1,
                 label = m.status.label(),
                 sep = if m.why.is_empty() { "" } else { ": " },
                 why = esc(&m.why),
@@ -632,22 +800,25 @@ impl Weave<'_, '_> {
 
     /// Text at `at`, in its sentence's span when it is in one.
     fn piece(&mut self, text: &str, at: usize) {
-        let inside = self
-            .marked
-            .iter()
-            .skip(self.si.saturating_sub(1))
-            .take(3)
-            .find(|s| s.start <= at && at < s.end);
-        match inside {
+        self.wrapped(esc(text).into_owned(), at);
+    }
+
+    /// `html`, the draft's text at `at` as the page shows it, in its sentence's span
+    /// when it is in one: each piece of a sentence, whatever inline markup it is in
+    /// (emphasis, a link, code), is marked as its sentence, numbered `data-s`.
+    fn wrapped(&mut self, html: String, at: usize) {
+        // Sentences do not overlap, and are in draft order.
+        let i = self.marked.partition_point(|s| s.end <= at);
+        match self.marked.get(i).filter(|s| s.start <= at) {
             Some(s) => {
                 let span = format!(
-                    "<span class=\"s st-{}\">{}</span>",
+                    "<span class=\"s st-{}\" data-s=\"{}\">{html}</span>",
                     s.status.key(),
-                    esc(text)
+                    s.index + 1
                 );
                 self.html(span);
             }
-            None => self.html(esc(text).into_owned()),
+            None => self.html(html),
         }
     }
 
@@ -962,11 +1133,11 @@ const STYLE: &str = r#"
 :root{--bg:#fdfdfc;--fg:#1b1b1b;--muted:#5b5b5b;--card:#fff;--line:#d6d6d6;--link:#0b57d0;
 --ok:#1a7f37;--okbg:#e6f4ea;--sup:#0a6b5a;--supbg:#dff3ee;--tool:#5a4fcf;--toolbg:#ecebfb;
 --pol:#6b5a00;--polbg:#f6f0d0;--unv:#9a5b00;--unvbg:#fdf0dc;--none:#6b6b6b;--nonebg:#eeeeee;
---fail:#b3261e;--failbg:#fbe4e2;--mark:#fff2a8}
+--fail:#b3261e;--failbg:#fbe4e2;--warn:#8a5a00;--warnbg:#fff4d6;--unc:#4a5a7a;--uncbg:#e8edf6;--mark:#fff2a8}
 @media (prefers-color-scheme: dark){:root{--bg:#141414;--fg:#e8e8e8;--muted:#a8a8a8;--card:#1e1e1e;
 --line:#3a3a3a;--link:#8ab4f8;--ok:#6ccf8a;--okbg:#173322;--sup:#5fd4bd;--supbg:#0f302a;--tool:#b3abff;
 --toolbg:#27234a;--pol:#e3cf6a;--polbg:#35300f;--unv:#f0b35e;--unvbg:#3b2a10;--none:#b0b0b0;
---nonebg:#2c2c2c;--fail:#ff8a80;--failbg:#451a17;--mark:#5c4d00}}
+--nonebg:#2c2c2c;--fail:#ff8a80;--failbg:#451a17;--warn:#f5c04a;--warnbg:#3a2e0c;--unc:#a9b8d8;--uncbg:#1f2635;--mark:#5c4d00}}
 *{box-sizing:border-box}
 html{background:var(--bg);color:var(--fg);font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0 auto;max-width:52rem;padding:1rem}
@@ -985,14 +1156,17 @@ pre{overflow-x:auto;background:var(--card);border:1px solid var(--line);padding:
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .badge{display:inline-block;min-width:1.4em;padding:0 .2em;margin-right:.15em;border-radius:.3em;font-size:.75em;
 font-weight:700;text-align:center;line-height:1.4;vertical-align:.1em;border:1px solid currentColor}
-.st-supported{--c:var(--sup);--cb:var(--supbg)}.st-cited{--c:var(--ok);--cb:var(--okbg)}
+.st-supported{--c:var(--ok);--cb:var(--okbg)}.st-unchecked{--c:var(--unc);--cb:var(--uncbg)}
+.st-warned{--c:var(--warn);--cb:var(--warnbg)}
 .st-tool{--c:var(--tool);--cb:var(--toolbg)}.st-policy{--c:var(--pol);--cb:var(--polbg)}
 .st-unverified{--c:var(--unv);--cb:var(--unvbg)}.st-none{--c:var(--none);--cb:var(--nonebg)}
 .st-failing{--c:var(--fail);--cb:var(--failbg)}
 .badge{color:var(--c);background:var(--cb)}
+.badge .word{font-weight:600;font-size:.9em}
 .s{text-decoration:underline 2px var(--c);text-underline-offset:.22em}
+.s.st-unchecked{text-decoration-style:double}.s.st-warned{text-decoration-style:dashed}
 .s.st-failing{text-decoration-style:wavy;background:var(--cb)}
-.s.st-none{text-decoration-style:dotted}.s.st-unverified{text-decoration-style:dashed}
+.s.st-unverified{text-decoration-style:dotted}.s.st-none{text-decoration:none}
 .draft{border-top:1px solid var(--line);margin-top:1rem;overflow-wrap:break-word}
 .cites{white-space:nowrap;font-size:.85em;vertical-align:.25em}
 .cw{position:relative}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use cite_core::draft::{self, Verification, VerifyOptions};
 use cite_core::evidence;
 use cite_core::model::{EntryOrigin, EventView};
-use cite_core::render::report::{self, Card, QuoteInPage, Registered};
+use cite_core::render::report::{self, Card, QuoteInPage, Registered, Verdict};
 
 use super::report::verify;
 use crate::{Result, View};
@@ -32,9 +32,9 @@ pub struct Request<'a> {
     pub command: &'a str,
 }
 
-/// The report of `req.text` against `view`: the HTML page, and the verification it
-/// shows.
-pub fn html(view: &View, req: &Request<'_>) -> Result<(String, Verification)> {
+/// The report of `req.text` against `view`: the HTML page, the verification it shows,
+/// and its verdict as the page counts it.
+pub fn html(view: &View, req: &Request<'_>) -> Result<(String, Verification, Verdict)> {
     let verification = verify(view, req.text, &req.opts)?;
     let placed = draft::place(req.text);
     let mut cards: BTreeMap<u64, Card> = BTreeMap::new();
@@ -53,8 +53,10 @@ pub fn html(view: &View, req: &Request<'_>) -> Result<(String, Verification)> {
         epoch: view.epoch().0,
         made: req.made,
         command: req.command,
+        strict: req.opts.strict,
     };
-    Ok((report::html(&page), verification))
+    let (html, verdict) = report::html(&page);
+    Ok((html, verification, verdict))
 }
 
 /// The card of source `id`: one read of the source and its history, and each page text

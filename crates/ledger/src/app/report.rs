@@ -423,9 +423,11 @@ fn support(
         .filter(|(_, ids)| !ids.is_empty())
         .map(|(s, ids)| support::Cited {
             line: s.line,
+            index: s.index,
             text: s.text,
             ids,
-            ..Default::default()
+            header: s.header,
+            tool: s.tool,
         })
         .collect();
     support::check(&cited, &mut pages)
